@@ -1,0 +1,62 @@
+/**
+ * The error hierarchy: one base class with ES2022 `cause` and a few subclasses
+ * carrying structured fields. The CLI prints `message` as one line; the stack
+ * only with `--verbose`.
+ */
+
+/** Base class of every error taubench raises on purpose. */
+export class TauError extends Error {
+  /** Process exit code the CLI uses for this error. */
+  readonly exitCode: number;
+  constructor(message: string, options: { cause?: unknown; exitCode?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = options.exitCode ?? 1;
+  }
+}
+
+/** Bad input from the user: flags, ids, names. Exit code 2. */
+export class UsageError extends TauError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, exitCode: 2 });
+  }
+}
+
+/** A file that cannot be read or does not match its format; names the file and the field. */
+export class FileFormatError extends TauError {
+  constructor(
+    readonly path: string,
+    detail: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`${path}: ${detail}`, { ...options, exitCode: 2 });
+  }
+}
+
+/** The data folder is missing or incomplete. */
+export class DataDirError extends TauError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, exitCode: 2 });
+  }
+}
+
+/** A failure outside the agent's control (provider errors after retries, broken replays): never scored. */
+export class InfrastructureError extends TauError {
+  readonly isRetryable: boolean;
+  readonly taskId: string | undefined;
+  constructor(message: string, options: { cause?: unknown; isRetryable?: boolean; taskId?: string } = {}) {
+    super(message, options);
+    this.isRetryable = options.isRetryable ?? true;
+    this.taskId = options.taskId;
+  }
+}
+
+/** Formats a zod issue path like `tasks[3].evaluation_criteria.actions[0].name`. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out || "(root)";
+}

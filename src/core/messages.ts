@@ -1,0 +1,121 @@
+/**
+ * Conversation messages and tool calls (upstream `data_model/message.py`), as
+ * zod schemas; each schema and its inferred type share one name.
+ */
+import { z } from "zod";
+import { PyFloat } from "./py-json.ts";
+
+/** A number as read from Python JSON (integral floats arrive boxed). */
+export const PyNumber = z.preprocess((v) => (v instanceof PyFloat ? v.value : v), z.number());
+
+/** Who asked for a tool call: the agent (`assistant`) or the simulated user. */
+export const Requestor = z.enum(["assistant", "user"]);
+export type Requestor = z.infer<typeof Requestor>;
+
+/** One tool call. `arguments` keeps Python int/float distinctions (see core/py-json). */
+export const ToolCall = z.object({
+  id: z.string().default(""),
+  name: z.string(),
+  arguments: z.record(z.string(), z.any()).default({}),
+  requestor: Requestor.default("assistant"),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+/** Token usage of one LLM call; the cache fields are taubench additions (absent upstream). */
+export const Usage = z
+  .object({
+    prompt_tokens: PyNumber.default(0),
+    completion_tokens: PyNumber.default(0),
+    cache_read_tokens: PyNumber.optional(),
+    cache_write_tokens: PyNumber.optional(),
+    reasoning_tokens: PyNumber.optional(),
+  })
+  .passthrough();
+export type Usage = z.infer<typeof Usage>;
+
+const participantFields = {
+  content: z.string().nullable().default(null),
+  tool_calls: z.array(ToolCall).nullable().default(null),
+  turn_idx: PyNumber.nullable().default(null),
+  timestamp: z.string().nullable().default(null),
+  cost: PyNumber.nullable().default(null),
+  usage: Usage.nullable().default(null),
+  raw_data: z.any().nullable().default(null),
+  generation_time_seconds: PyNumber.nullable().optional(),
+};
+
+/** A message written by the agent. */
+export const AssistantMessage = z.object({ role: z.literal("assistant"), ...participantFields });
+export type AssistantMessage = z.infer<typeof AssistantMessage>;
+
+/** A message written by the (simulated) user. */
+export const UserMessage = z.object({ role: z.literal("user"), ...participantFields });
+export type UserMessage = z.infer<typeof UserMessage>;
+
+/** The result of one tool call; `id` equals the call's id. */
+export const ToolMessage = z.object({
+  role: z.literal("tool"),
+  id: z.string().default(""),
+  content: z.string().nullable().default(null),
+  requestor: Requestor.default("assistant"),
+  error: z.boolean().default(false),
+  turn_idx: PyNumber.nullable().default(null),
+  timestamp: z.string().nullable().default(null),
+});
+export type ToolMessage = z.infer<typeof ToolMessage>;
+
+/** A system prompt (inside LLM contexts only, never in a trajectory). */
+export const SystemMessage = z.object({
+  role: z.literal("system"),
+  content: z.string().nullable().default(null),
+  turn_idx: PyNumber.nullable().default(null),
+  timestamp: z.string().nullable().default(null),
+});
+export type SystemMessage = z.infer<typeof SystemMessage>;
+
+/** Any trajectory message, discriminated by `role`. */
+export const Message = z.discriminatedUnion("role", [
+  AssistantMessage,
+  UserMessage,
+  ToolMessage,
+  SystemMessage,
+]);
+export type Message = z.infer<typeof Message>;
+
+/** An agent or user message. */
+export type ParticipantMessage = AssistantMessage | UserMessage;
+
+/** Several tool results delivered to a participant in one step (never stored in a trajectory). */
+export interface MultiToolMessage {
+  role: "multi_tool";
+  tool_messages: ToolMessage[];
+}
+
+/** Upstream `is_tool_call()`: tool_calls is not null (an empty list still counts). */
+export function isToolCall(message: Message): boolean {
+  return (message.role === "assistant" || message.role === "user") && message.tool_calls !== null;
+}
+
+/** Upstream `has_text_content()`: content is non-null and not only whitespace. */
+export function hasTextContent(message: { content?: string | null }): boolean {
+  return typeof message.content === "string" && message.content.trim() !== "";
+}
+
+/** Builds an assistant message with upstream's defaults. */
+export function assistantMessage(fields: Partial<Omit<AssistantMessage, "role">>): AssistantMessage {
+  return AssistantMessage.parse({ role: "assistant", ...fields });
+}
+
+/** Builds a user message with upstream's defaults. */
+export function userMessage(fields: Partial<Omit<UserMessage, "role">>): UserMessage {
+  return UserMessage.parse({ role: "user", ...fields });
+}
+
+/** Python-style local ISO timestamp without timezone, as upstream's `get_now()`. */
+export function nowIso(date = new Date()): string {
+  const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds() * 1000, 6)}`
+  );
+}

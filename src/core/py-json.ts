@@ -1,0 +1,573 @@
+/**
+ * Python-compatible JSON: values that remember int vs float, a parser that keeps
+ * that distinction, and a serializer byte-identical to CPython's `json.dumps`
+ * (separators, ASCII escaping, float repr, code-point key order).
+ */
+
+/** A Python float whose value is integral (`2.0`): JavaScript numbers cannot tell it from `2`. */
+export class PyFloat {
+  constructor(readonly value: number) {}
+  valueOf(): number {
+    return this.value;
+  }
+}
+
+/** A JSON value as Python sees it after `json.loads`. Objects may be plain or `Map`s (ordered keys). */
+export type PyValue =
+  | null
+  | boolean
+  | number
+  | string
+  | PyFloat
+  | PyValue[]
+  | Map<string, PyValue>
+  | { [key: string]: PyValue };
+
+/** Boxes a number as a Python float (so `2` prints as `2.0`). */
+export function pyFloat(value: number): PyFloat | number {
+  return Number.isInteger(value) ? new PyFloat(value) : value;
+}
+
+/** The JavaScript number behind a number-like Python value. */
+export function toNumber(value: unknown): number {
+  if (value instanceof PyFloat) return value.value;
+  if (typeof value === "number") return value;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  return Number.NaN;
+}
+
+/** True when the value is a Python float (a boxed integral float or a non-integral number). */
+export function isPyFloat(value: unknown): boolean {
+  return value instanceof PyFloat || (typeof value === "number" && !Number.isInteger(value));
+}
+
+/** True for Python numbers (int, float; not bool). */
+export function isPyNumber(value: unknown): value is number | PyFloat {
+  return typeof value === "number" || value instanceof PyFloat;
+}
+
+// ---------------------------------------------------------------------------
+// Number formatting
+
+/** Python's `repr(float)`: shortest round-trip digits, `.0` on integral values, exponent outside [-4, 16). */
+export function pyFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Number.POSITIVE_INFINITY) return "inf";
+  if (x === Number.NEGATIVE_INFINITY) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const exp = x.toExponential(); // shortest digits, e.g. "1.2345e+2"
+  const eIndex = exp.indexOf("e");
+  let mantissa = exp.slice(0, eIndex);
+  const exponent = Number(exp.slice(eIndex + 1));
+  let sign = "";
+  if (mantissa.startsWith("-")) {
+    sign = "-";
+    mantissa = mantissa.slice(1);
+  }
+  const digits = mantissa.replace(".", "");
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
+    const intLen = exponent + 1;
+    if (digits.length <= intLen) return `${sign}${digits}${"0".repeat(intLen - digits.length)}.0`;
+    return `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
+  }
+  const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const expAbs = Math.abs(exponent);
+  return `${sign}${mant}e${exponent < 0 ? "-" : "+"}${expAbs < 10 ? `0${expAbs}` : expAbs}`;
+}
+
+/** Python's `format(x, ".Nf")`: correctly rounded from the exact binary value, ties to even. */
+export function pyFixed(x: number, digits: number): string {
+  if (!Number.isFinite(x)) return pyFloatRepr(x);
+  const scale = 2 ** (digits + 1);
+  const abs = Math.abs(x);
+  const scaled = abs * scale;
+  // An exact tie needs x = odd / 2^(digits+1); toFixed rounds those away from zero.
+  if (Number.isInteger(scaled) && scaled % 2 === 1 && abs < 2 ** 40) {
+    const lo = (abs - 1 / scale).toFixed(digits);
+    const hi = (abs + 1 / scale).toFixed(digits);
+    const lastLo = Number(lo[lo.length - 1]);
+    const chosen = lastLo % 2 === 0 ? lo : hi;
+    return (x < 0 ? "-" : "") + chosen;
+  }
+  return x.toFixed(digits);
+}
+
+/** Python's `round(x, n)` for floats. */
+export function pyRound(x: number, digits: number): number {
+  return Number(pyFixed(x, digits));
+}
+
+// ---------------------------------------------------------------------------
+// Python str() / repr()
+
+/** Python `str(value)` for the values tools format into messages. */
+export function pyStr(value: unknown): string {
+  if (typeof value === "string") return value;
+  return pyRepr(value);
+}
+
+/** Python `repr(value)` (lists and dicts render as Python literals). */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (value instanceof PyFloat) return pyFloatRepr(value.value);
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pyFloatRepr(value);
+  if (typeof value === "string") return pyStringRepr(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
+  if (value instanceof Map) {
+    return `{${[...value.entries()].map(([k, v]) => `${pyStringRepr(k)}: ${pyRepr(v)}`).join(", ")}}`;
+  }
+  if (typeof value === "object") {
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${pyStringRepr(k)}: ${pyRepr(v)}`)
+      .join(", ")}}`;
+  }
+  return String(value);
+}
+
+/** Python `repr(str)`: single quotes unless the text has a single quote and no double quote. */
+export function pyStringRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === quote || ch === "\\") out += `\\${ch}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else if (cp >= 0x80 && cp < 0xa0) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else out += ch;
+  }
+  return out + quote;
+}
+
+// ---------------------------------------------------------------------------
+// Serializer
+
+/** Options of {@link pyDumps}, mirroring `json.dumps`. */
+export interface PyDumpsOptions {
+  sortKeys?: boolean;
+  /** Indentation width; undefined = single line with `", "` / `": "` separators. */
+  indent?: number;
+  ensureAscii?: boolean;
+}
+
+const SAFE_ASCII = /^[ !#-[\]-~]*$/;
+
+/** JSON string literal as Python writes it (`ensure_ascii` escapes everything outside space..~). */
+export function pyJsonString(s: string, ensureAscii = true): string {
+  if (SAFE_ASCII.test(s)) return `"${s}"`;
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22) out += '\\"';
+    else if (c === 0x5c) out += "\\\\";
+    else if (c === 0x0a) out += "\\n";
+    else if (c === 0x0d) out += "\\r";
+    else if (c === 0x09) out += "\\t";
+    else if (c === 0x08) out += "\\b";
+    else if (c === 0x0c) out += "\\f";
+    else if (c < 0x20 || (ensureAscii && c > 0x7e)) out += `\\u${c.toString(16).padStart(4, "0")}`;
+    else out += s[i];
+  }
+  return out + '"';
+}
+
+/** Number as Python's json module prints it: ints as digits, floats via repr (`Infinity`/`NaN` spelled as json does). */
+export function pyJsonNumber(value: number, forceFloat: boolean): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Number.POSITIVE_INFINITY) return "Infinity";
+  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
+  if (!forceFloat && Number.isInteger(value)) return Object.is(value, -0) ? "0" : String(value);
+  return pyFloatRepr(value);
+}
+
+/** Python `json.dumps(value, sort_keys=…, indent=…, default=str)`. */
+export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
+  const parts: string[] = [];
+  writeValue(value, options, parts, 0);
+  return parts.join("");
+}
+
+function entriesOf(value: object, sortKeys: boolean): [string, unknown][] {
+  const entries: [string, unknown][] =
+    value instanceof Map ? [...value.entries()] : Object.entries(value as Record<string, unknown>);
+  if (sortKeys) entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return entries;
+}
+
+function writeValue(value: unknown, options: PyDumpsOptions, out: string[], depth: number): void {
+  const ensureAscii = options.ensureAscii ?? true;
+  if (value === null || value === undefined) {
+    out.push("null");
+    return;
+  }
+  switch (typeof value) {
+    case "string":
+      out.push(pyJsonString(value, ensureAscii));
+      return;
+    case "number":
+      out.push(pyJsonNumber(value, false));
+      return;
+    case "boolean":
+      out.push(value ? "true" : "false");
+      return;
+    case "bigint":
+      out.push(value.toString());
+      return;
+    default:
+      break;
+  }
+  if (value instanceof PyFloat) {
+    out.push(pyJsonNumber(value.value, true));
+    return;
+  }
+  if (value instanceof RawJson) {
+    out.push(value.json);
+    return;
+  }
+  const indent = options.indent;
+  const newline = indent === undefined ? "" : `\n${" ".repeat(indent * (depth + 1))}`;
+  const closing = indent === undefined ? "" : `\n${" ".repeat(indent * depth)}`;
+  const itemSep = indent === undefined ? ", " : ",";
+  if (Array.isArray(value)) {
+    if (value.length === 0) {
+      out.push("[]");
+      return;
+    }
+    out.push("[");
+    value.forEach((item, i) => {
+      if (i > 0) out.push(itemSep);
+      out.push(newline);
+      writeValue(item, options, out, depth + 1);
+    });
+    out.push(closing, "]");
+    return;
+  }
+  if (value instanceof Date) {
+    out.push(pyJsonString(value.toISOString(), ensureAscii));
+    return;
+  }
+  if (typeof value === "object") {
+    const entries = entriesOf(value, options.sortKeys ?? false).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) {
+      out.push("{}");
+      return;
+    }
+    out.push("{");
+    entries.forEach(([k, v], i) => {
+      if (i > 0) out.push(itemSep);
+      out.push(newline, pyJsonString(k, ensureAscii), ": ");
+      writeValue(v, options, out, depth + 1);
+    });
+    out.push(closing, "}");
+    return;
+  }
+  out.push(pyJsonString(String(value), ensureAscii));
+}
+
+/** Pre-serialized JSON text spliced verbatim into {@link pyDumps} output (used for cached subtrees). */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+// ---------------------------------------------------------------------------
+// Parser
+
+/** Thrown by {@link parsePyJson} on malformed text; `position` is the character offset. */
+export class PyJsonSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
+    super(message);
+    this.name = "PyJsonSyntaxError";
+  }
+}
+
+/** Options of {@link parsePyJson}. */
+export interface ParseOptions {
+  /** Return objects as `Map`s, keeping key order even for integer-like keys. */
+  maps?: boolean;
+}
+
+/**
+ * Parses JSON like Python's `json.loads`: a number written with a fraction or
+ * exponent is a float, so integral floats come back as {@link PyFloat}.
+ */
+export function parsePyJson(text: string, options: ParseOptions = {}): PyValue {
+  const parser = new Parser(text, options.maps ?? false);
+  parser.skipWs();
+  const value = parser.parseValue();
+  parser.skipWs();
+  if (parser.pos < text.length) parser.fail("Extra data");
+  return value;
+}
+
+class Parser {
+  pos = 0;
+  constructor(
+    readonly text: string,
+    readonly maps: boolean,
+  ) {}
+
+  fail(message: string): never {
+    const before = this.text.slice(0, this.pos);
+    const line = before.split("\n").length;
+    const column = this.pos - before.lastIndexOf("\n");
+    throw new PyJsonSyntaxError(`${message}: line ${line} column ${column} (char ${this.pos})`, this.pos);
+  }
+
+  skipWs(): void {
+    const t = this.text;
+    let p = this.pos;
+    while (p < t.length) {
+      const c = t.charCodeAt(p);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
+      else break;
+    }
+    this.pos = p;
+  }
+
+  parseValue(): PyValue {
+    const c = this.text.charCodeAt(this.pos);
+    if (c === 0x7b) return this.parseObject();
+    if (c === 0x5b) return this.parseArray();
+    if (c === 0x22) return this.parseString();
+    if (c === 0x74 && this.text.startsWith("true", this.pos)) {
+      this.pos += 4;
+      return true;
+    }
+    if (c === 0x66 && this.text.startsWith("false", this.pos)) {
+      this.pos += 5;
+      return false;
+    }
+    if (c === 0x6e && this.text.startsWith("null", this.pos)) {
+      this.pos += 4;
+      return null;
+    }
+    if (c === 0x4e && this.text.startsWith("NaN", this.pos)) {
+      this.pos += 3;
+      return Number.NaN;
+    }
+    if (c === 0x49 && this.text.startsWith("Infinity", this.pos)) {
+      this.pos += 8;
+      return Number.POSITIVE_INFINITY;
+    }
+    if (c === 0x2d && this.text.startsWith("-Infinity", this.pos)) {
+      this.pos += 9;
+      return Number.NEGATIVE_INFINITY;
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.parseNumber();
+    return this.fail("Expecting value");
+  }
+
+  parseNumber(): number | PyFloat {
+    const t = this.text;
+    const start = this.pos;
+    let p = start;
+    let isFloat = false;
+    if (t.charCodeAt(p) === 0x2d) p++;
+    const intStart = p;
+    while (p < t.length && t.charCodeAt(p) >= 0x30 && t.charCodeAt(p) <= 0x39) p++;
+    if (p === intStart) {
+      this.pos = start;
+      this.fail("Expecting value");
+    }
+    if (t.charCodeAt(p) === 0x2e) {
+      const fracStart = ++p;
+      while (p < t.length && t.charCodeAt(p) >= 0x30 && t.charCodeAt(p) <= 0x39) p++;
+      if (p > fracStart) isFloat = true;
+      else p = fracStart - 1;
+    }
+    const e = t.charCodeAt(p);
+    if (e === 0x65 || e === 0x45) {
+      let q = p + 1;
+      if (t.charCodeAt(q) === 0x2b || t.charCodeAt(q) === 0x2d) q++;
+      const expStart = q;
+      while (q < t.length && t.charCodeAt(q) >= 0x30 && t.charCodeAt(q) <= 0x39) q++;
+      if (q > expStart) {
+        isFloat = true;
+        p = q;
+      }
+    }
+    this.pos = p;
+    const value = Number(t.slice(start, p));
+    return isFloat && Number.isInteger(value) ? new PyFloat(value) : value;
+  }
+
+  parseString(): string {
+    const t = this.text;
+    let p = this.pos + 1;
+    const start = p;
+    // Fast path: no escapes.
+    while (p < t.length) {
+      const c = t.charCodeAt(p);
+      if (c === 0x22) {
+        this.pos = p + 1;
+        return t.slice(start, p);
+      }
+      if (c === 0x5c || c < 0x20) break;
+      p++;
+    }
+    let out = t.slice(start, p);
+    while (p < t.length) {
+      const c = t.charCodeAt(p);
+      if (c === 0x22) {
+        this.pos = p + 1;
+        return out;
+      }
+      if (c < 0x20) {
+        this.pos = p;
+        this.fail("Invalid control character at");
+      }
+      if (c === 0x5c) {
+        const n = t[p + 1];
+        p += 2;
+        switch (n) {
+          case '"':
+            out += '"';
+            break;
+          case "\\":
+            out += "\\";
+            break;
+          case "/":
+            out += "/";
+            break;
+          case "b":
+            out += "\b";
+            break;
+          case "f":
+            out += "\f";
+            break;
+          case "n":
+            out += "\n";
+            break;
+          case "r":
+            out += "\r";
+            break;
+          case "t":
+            out += "\t";
+            break;
+          case "u": {
+            const hex = t.slice(p, p + 4);
+            if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
+              this.pos = p;
+              this.fail("Invalid \\uXXXX escape");
+            }
+            out += String.fromCharCode(Number.parseInt(hex, 16));
+            p += 4;
+            break;
+          }
+          default:
+            this.pos = p - 1;
+            this.fail("Invalid \\escape");
+        }
+        continue;
+      }
+      out += t[p];
+      p++;
+    }
+    this.pos = start - 1;
+    return this.fail("Unterminated string starting at");
+  }
+
+  parseArray(): PyValue[] {
+    this.pos++;
+    const out: PyValue[] = [];
+    this.skipWs();
+    if (this.text.charCodeAt(this.pos) === 0x5d) {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.skipWs();
+      out.push(this.parseValue());
+      this.skipWs();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === 0x2c) {
+        this.pos++;
+        continue;
+      }
+      if (c === 0x5d) {
+        this.pos++;
+        return out;
+      }
+      this.fail("Expecting ',' delimiter");
+    }
+  }
+
+  parseObject(): PyValue {
+    this.pos++;
+    const map = this.maps ? new Map<string, PyValue>() : undefined;
+    const obj: Record<string, PyValue> = {};
+    this.skipWs();
+    if (this.text.charCodeAt(this.pos) === 0x7d) {
+      this.pos++;
+      return map ?? obj;
+    }
+    for (;;) {
+      this.skipWs();
+      if (this.text.charCodeAt(this.pos) !== 0x22)
+        this.fail("Expecting property name enclosed in double quotes");
+      const key = this.parseString();
+      this.skipWs();
+      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail("Expecting ':' delimiter");
+      this.pos++;
+      this.skipWs();
+      const value = this.parseValue();
+      if (map) map.set(key, value);
+      else if (key === "__proto__")
+        Object.defineProperty(obj, key, { value, enumerable: true, writable: true });
+      else obj[key] = value;
+      this.skipWs();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === 0x2c) {
+        this.pos++;
+        continue;
+      }
+      if (c === 0x7d) {
+        this.pos++;
+        return map ?? obj;
+      }
+      this.fail("Expecting ',' delimiter");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Equality
+
+/** Python `==` on JSON values: `2 == 2.0`, dicts compare by keys regardless of order. */
+export function pyEquals(a: unknown, b: unknown): boolean {
+  if (isPyNumber(a) || typeof a === "boolean") {
+    if (isPyNumber(b) || typeof b === "boolean") return toNumber(a) === toNumber(b);
+    return false;
+  }
+  if (a === null || a === undefined) return b === null || b === undefined;
+  if (typeof a === "string") return a === b;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => pyEquals(item, b[i]));
+  }
+  if (typeof a === "object" && b !== null && typeof b === "object" && !Array.isArray(b)) {
+    const ea = entriesOf(a, false);
+    const eb = new Map(entriesOf(b, false));
+    if (ea.length !== eb.size) return false;
+    return ea.every(([k, v]) => eb.has(k) && pyEquals(v, eb.get(k)));
+  }
+  return false;
+}
+
+/** Converts a Python JSON value to plain JavaScript (floats unboxed, Maps to objects) for display. */
+export function toPlain(value: unknown): unknown {
+  if (value instanceof PyFloat) return value.value;
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (value instanceof Map) return Object.fromEntries([...value.entries()].map(([k, v]) => [k, toPlain(v)]));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v)]));
+  }
+  return value;
+}

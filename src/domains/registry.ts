@@ -1,0 +1,39 @@
+/** The registry of domains, and loading them once per data folder per process. */
+import { UsageError } from "../core/errors.ts";
+import { mockDomain } from "./mock/index.ts";
+import type { Domain, DomainDefinition } from "./types.ts";
+
+const definitions = new Map<string, DomainDefinition>();
+
+/** Adds a domain to the registry (built-in domains register themselves below). */
+export function registerDomain(definition: DomainDefinition): void {
+  definitions.set(definition.name, definition);
+}
+
+registerDomain(mockDomain);
+
+/** Names of the registered domains, in registration order. */
+export function domainNames(): string[] {
+  return [...definitions.keys()];
+}
+
+/** The registry entry for a name; unknown names are a {@link UsageError} listing the known ones. */
+export function getDomainDefinition(name: string): DomainDefinition {
+  const definition = definitions.get(name);
+  if (!definition)
+    throw new UsageError(`Unknown domain '${name}'. Known domains: ${domainNames().join(", ")}`);
+  return definition;
+}
+
+const loaded = new Map<string, Domain>();
+
+/** Loads a domain's files (DBs parsed once, cached per data folder). */
+export function loadDomain(name: string, dataDir: string): Domain {
+  const key = `${name}\u0000${dataDir}`;
+  let domain = loaded.get(key);
+  if (!domain) {
+    domain = getDomainDefinition(name).load(dataDir);
+    loaded.set(key, domain);
+  }
+  return domain;
+}

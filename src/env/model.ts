@@ -1,0 +1,448 @@
+/**
+ * A small type language for domain data models, standing in for upstream's
+ * pydantic models: it validates and coerces loaded data (JSON `86` in a float
+ * field becomes a float), dumps values in declaration order for tool outputs,
+ * and serializes them with sorted keys for DB hashes.
+ *
+ * Typed values are plain JavaScript: models are objects whose keys follow the
+ * declaration order, dicts are `Map`s (key order kept, even for integer-like
+ * keys), floats and ints are both `number` — the type says which is which.
+ */
+import {
+  isPyNumber,
+  PyFloat,
+  type PyValue,
+  pyDumps,
+  pyJsonNumber,
+  pyJsonString,
+  pyRepr,
+  toNumber,
+} from "../core/py-json.ts";
+
+/** One field of a model: name, type, and an optional default (a factory, so mutable defaults are never shared). */
+export interface FieldSpec {
+  readonly name: string;
+  readonly ty: Ty;
+  readonly default?: () => unknown;
+}
+
+/** A model type (pydantic `BaseModel`). */
+export interface ModelTy {
+  readonly kind: "model";
+  readonly name: string;
+  readonly fields: readonly FieldSpec[];
+  /** What to do with unknown keys when validating: drop them or fail. */
+  readonly extra: "ignore" | "forbid";
+}
+
+/** A field type. */
+export type Ty =
+  | { readonly kind: "str" }
+  | { readonly kind: "int" }
+  | { readonly kind: "float" }
+  | { readonly kind: "bool" }
+  /** A `date`, stored as `YYYY-MM-DD`. */
+  | { readonly kind: "date" }
+  /** A `datetime`, stored as Python `str(datetime)`: `YYYY-MM-DD HH:MM:SS`. */
+  | { readonly kind: "datetime" }
+  | { readonly kind: "literal"; readonly values: readonly string[] }
+  | { readonly kind: "optional"; readonly inner: Ty }
+  | { readonly kind: "list"; readonly item: Ty }
+  | { readonly kind: "dict"; readonly value: Ty }
+  | ModelTy
+  | {
+      readonly kind: "union";
+      readonly discriminator: string;
+      readonly variants: Readonly<Record<string, ModelTy>>;
+    }
+  | { readonly kind: "any" };
+
+/** Builders for {@link Ty} values. */
+export const t = {
+  str: (): Ty => ({ kind: "str" }),
+  int: (): Ty => ({ kind: "int" }),
+  float: (): Ty => ({ kind: "float" }),
+  bool: (): Ty => ({ kind: "bool" }),
+  date: (): Ty => ({ kind: "date" }),
+  datetime: (): Ty => ({ kind: "datetime" }),
+  literal: (...values: string[]): Ty => ({ kind: "literal", values }),
+  optional: (inner: Ty): Ty => ({ kind: "optional", inner }),
+  list: (item: Ty): Ty => ({ kind: "list", item }),
+  dict: (value: Ty): Ty => ({ kind: "dict", value }),
+  any: (): Ty => ({ kind: "any" }),
+  union: (discriminator: string, variants: Record<string, ModelTy>): Ty => ({
+    kind: "union",
+    discriminator,
+    variants,
+  }),
+  /** A model; a field given as `[ty, default]` has a default value (factory or plain immutable value). */
+  model: (
+    name: string,
+    fields: Record<string, Ty | [Ty, unknown]>,
+    extra: "ignore" | "forbid" = "ignore",
+  ): ModelTy => ({
+    kind: "model",
+    name,
+    extra,
+    fields: Object.entries(fields).map(([fieldName, spec]) => {
+      if (Array.isArray(spec)) {
+        const [ty, def] = spec;
+        return {
+          name: fieldName,
+          ty,
+          default: typeof def === "function" ? (def as () => unknown) : () => def,
+        };
+      }
+      return { name: fieldName, ty: spec };
+    }),
+  }),
+};
+
+// ---------------------------------------------------------------------------
+// Validation
+
+/** One problem found while validating; `loc` is the path inside the value. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  type: string;
+  msg: string;
+  input: unknown;
+}
+
+/** A pydantic-style validation failure; its message follows pydantic v2's layout. */
+export class ModelValidationError extends Error {
+  constructor(
+    readonly modelName: string,
+    readonly issues: ValidationIssue[],
+  ) {
+    super(formatValidationMessage(modelName, issues));
+    this.name = "ModelValidationError";
+  }
+}
+
+function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "string") return "str";
+  if (typeof value === "boolean") return "bool";
+  if (value instanceof PyFloat) return "float";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (Array.isArray(value)) return "list";
+  return "dict";
+}
+
+function formatValidationMessage(modelName: string, issues: ValidationIssue[]): string {
+  const head = `${issues.length} validation error${issues.length === 1 ? "" : "s"} for ${modelName}`;
+  const body = issues.map((issue) => {
+    const loc = issue.loc.join(".");
+    const input =
+      issue.type === "missing"
+        ? pyRepr(issue.input)
+        : pyRepr(issue.input instanceof Map ? issue.input : issue.input);
+    return `${loc}\n  ${issue.msg} [type=${issue.type}, input_value=${input}, input_type=${pyTypeName(issue.input)}]\n    For further information visit https://errors.pydantic.dev/2.12/v/${issue.type}`;
+  });
+  return [head, ...body].join("\n");
+}
+
+function entriesOfInput(value: unknown): [string, unknown][] | undefined {
+  if (value instanceof Map) return [...value.entries()];
+  if (value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat)) {
+    return Object.entries(value as Record<string, unknown>);
+  }
+  return undefined;
+}
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?$/;
+
+function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: ValidationIssue[]): unknown {
+  const fail = (type: string, msg: string): undefined => {
+    issues.push({ loc, type, msg, input: value });
+    return undefined;
+  };
+  switch (ty.kind) {
+    case "str":
+      return typeof value === "string" ? value : fail("string_type", "Input should be a valid string");
+    case "int": {
+      if (typeof value === "boolean" || !isPyNumber(value)) {
+        if (typeof value === "string" && /^\s*-?\d+\s*$/.test(value)) return Number(value);
+        return fail("int_type", "Input should be a valid integer");
+      }
+      const n = toNumber(value);
+      return Number.isInteger(n)
+        ? n
+        : fail("int_from_float", "Input should be a valid integer, got a number with a fractional part");
+    }
+    case "float": {
+      if (typeof value === "boolean") return value ? 1 : 0;
+      if (isPyNumber(value)) return toNumber(value);
+      if (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value)))
+        return Number(value);
+      return fail("float_type", "Input should be a valid number");
+    }
+    case "bool":
+      return typeof value === "boolean" ? value : fail("bool_type", "Input should be a valid boolean");
+    case "date":
+      if (typeof value === "string" && DATE_RE.test(value)) return value;
+      if (value instanceof Date) return value.toISOString().slice(0, 10);
+      return fail("date_type", "Input should be a valid date");
+    case "datetime": {
+      if (value instanceof Date) return value.toISOString().slice(0, 19).replace("T", " ");
+      const m = typeof value === "string" ? DATETIME_RE.exec(value) : null;
+      if (!m) return fail("datetime_type", "Input should be a valid datetime");
+      const time = m[2]!.length === 5 ? `${m[2]}:00` : m[2];
+      return `${m[1]} ${time}${m[3] ? m[3].padEnd(7, "0") : ""}`;
+    }
+    case "literal":
+      if (typeof value === "string" && ty.values.includes(value)) return value;
+      return fail(
+        "literal_error",
+        `Input should be ${ty.values
+          .map((v) => `'${v}'`)
+          .join(", ")
+          .replace(/, ([^,]*)$/, " or $1")}`,
+      );
+    case "optional":
+      return value === null || value === undefined ? null : coerceInto(ty.inner, value, loc, issues);
+    case "list":
+      if (!Array.isArray(value)) return fail("list_type", "Input should be a valid list");
+      return value.map((item, i) => coerceInto(ty.item, item, [...loc, i], issues));
+    case "dict": {
+      const entries = entriesOfInput(value);
+      if (!entries) return fail("dict_type", "Input should be a valid dictionary");
+      const out = new Map<string, unknown>();
+      for (const [k, v] of entries) out.set(k, coerceInto(ty.value, v, [...loc, k], issues));
+      return out;
+    }
+    case "model": {
+      const entries = entriesOfInput(value);
+      if (!entries) return fail("model_type", `Input should be a valid dictionary or instance of ${ty.name}`);
+      const input = new Map(entries);
+      const out: Record<string, unknown> = {};
+      for (const field of ty.fields) {
+        if (input.has(field.name))
+          out[field.name] = coerceInto(field.ty, input.get(field.name), [...loc, field.name], issues);
+        else if (field.default) out[field.name] = field.default();
+        else issues.push({ loc: [...loc, field.name], type: "missing", msg: "Field required", input: value });
+      }
+      if (ty.extra === "forbid") {
+        for (const [k, v] of entries) {
+          if (!ty.fields.some((f) => f.name === k)) {
+            issues.push({
+              loc: [...loc, k],
+              type: "extra_forbidden",
+              msg: "Extra inputs are not permitted",
+              input: v,
+            });
+          }
+        }
+      }
+      return out;
+    }
+    case "union": {
+      const entries = entriesOfInput(value);
+      const tag = entries?.find(([k]) => k === ty.discriminator)?.[1];
+      const variant = typeof tag === "string" ? ty.variants[tag] : undefined;
+      if (!variant) {
+        return fail(
+          "union_tag_invalid",
+          `Input tag '${String(tag)}' found using '${ty.discriminator}' does not match any of the expected tags: ${Object.keys(
+            ty.variants,
+          )
+            .map((k) => `'${k}'`)
+            .join(", ")}`,
+        );
+      }
+      return coerceInto(variant, value, [...loc, tag as string], issues);
+    }
+    case "any":
+      return value;
+    default:
+      return assertNever(ty);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected type ${JSON.stringify(value)}`);
+}
+
+/** Validates and coerces `value` as `ty` (pydantic lax mode); throws {@link ModelValidationError}. */
+export function validate<T = unknown>(ty: Ty, value: unknown, title?: string): T {
+  const issues: ValidationIssue[] = [];
+  const out = coerceInto(ty, value, [], issues);
+  if (issues.length > 0)
+    throw new ModelValidationError(title ?? (ty.kind === "model" ? ty.name : ty.kind), issues);
+  return out as T;
+}
+
+// ---------------------------------------------------------------------------
+// Dumping and serialization
+
+/**
+ * `model_dump()`: a Python JSON value in declaration order with floats boxed,
+ * ready for {@link pyDumps}.
+ */
+export function dumpTyped(ty: Ty, value: unknown): PyValue {
+  if (value === null || value === undefined) return null;
+  switch (ty.kind) {
+    case "float":
+      return typeof value === "number" && Number.isInteger(value) ? new PyFloat(value) : (value as PyValue);
+    case "str":
+    case "int":
+    case "bool":
+    case "date":
+    case "datetime":
+    case "literal":
+    case "any":
+      return value as PyValue;
+    case "optional":
+      return dumpTyped(ty.inner, value);
+    case "list":
+      return (value as unknown[]).map((item) => dumpTyped(ty.item, item));
+    case "dict": {
+      const out = new Map<string, PyValue>();
+      for (const [k, v] of mapEntries(value)) out.set(k, dumpTyped(ty.value, v));
+      return out;
+    }
+    case "model": {
+      const obj = value as Record<string, unknown>;
+      const out = new Map<string, PyValue>();
+      for (const field of ty.fields) out.set(field.name, dumpTyped(field.ty, obj[field.name]));
+      return out;
+    }
+    case "union":
+      return dumpTyped(variantOf(ty, value), value);
+    default:
+      return assertNever(ty);
+  }
+}
+
+function variantOf(ty: Extract<Ty, { kind: "union" }>, value: unknown): ModelTy {
+  const tag = (value as Record<string, unknown>)[ty.discriminator];
+  const variant = ty.variants[tag as string];
+  if (!variant) throw new Error(`no variant '${String(tag)}' in union`);
+  return variant;
+}
+
+/** Entries of a dict value: a `Map`, or anything with an `entries()` method such as a copy-on-write map. */
+function mapEntries(value: unknown): Iterable<[string, unknown]> {
+  if (value instanceof Map) return value.entries();
+  if (value && typeof (value as { entries?: unknown }).entries === "function") {
+    return (value as { entries(): Iterable<[string, unknown]> }).entries();
+  }
+  return Object.entries(value as Record<string, unknown>);
+}
+
+/** Cache of sorted-key serializations for frozen (shared, never mutated) objects. */
+const sortedCache = new WeakMap<object, string>();
+/** Objects known to be frozen for caching purposes (Maps cannot be `Object.freeze`d). */
+const frozenObjects = new WeakSet<object>();
+
+/** Marks a loaded value as shared and immutable: deep-freezes it and lets serializations of it be cached. */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== "object" || frozenObjects.has(value)) return value;
+  frozenObjects.add(value);
+  if (value instanceof Map) {
+    for (const v of value.values()) deepFreeze(v);
+  } else if (Array.isArray(value)) {
+    for (const v of value) deepFreeze(v);
+    Object.freeze(value);
+  } else if (!(value instanceof PyFloat)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** True for values that {@link deepFreeze} marked. */
+export function isFrozenValue(value: unknown): boolean {
+  return value !== null && typeof value === "object" && frozenObjects.has(value);
+}
+
+/**
+ * `json.dumps(model_dump(), sort_keys=True, default=str)` of a typed value,
+ * without building the intermediate dump; frozen subtrees are cached.
+ */
+export function serializeSorted(ty: Ty, value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  switch (ty.kind) {
+    case "float":
+      return pyJsonNumber(value as number, true);
+    case "int":
+      return pyJsonNumber(value as number, false);
+    case "bool":
+      return value ? "true" : "false";
+    case "str":
+    case "date":
+    case "datetime":
+    case "literal":
+      return pyJsonString(value as string);
+    case "any":
+      return pyDumps(value, { sortKeys: true });
+    case "optional":
+      return serializeSorted(ty.inner, value);
+    case "union":
+      return serializeSorted(variantOf(ty, value), value);
+    default:
+      break;
+  }
+  const obj = value as object;
+  const cacheable = frozenObjects.has(obj);
+  if (cacheable) {
+    const hit = sortedCache.get(obj);
+    if (hit !== undefined) return hit;
+  }
+  let out: string;
+  if (ty.kind === "list") {
+    const items = value as unknown[];
+    out = items.length === 0 ? "[]" : `[${items.map((item) => serializeSorted(ty.item, item)).join(", ")}]`;
+  } else if (ty.kind === "dict") {
+    const entries = [...mapEntries(value)].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    out =
+      entries.length === 0
+        ? "{}"
+        : `{${entries.map(([k, v]) => `${pyJsonString(k)}: ${serializeSorted(ty.value, v)}`).join(", ")}}`;
+  } else {
+    const record = value as Record<string, unknown>;
+    const fields = sortedFields(ty);
+    out =
+      fields.length === 0
+        ? "{}"
+        : `{${fields.map((f) => `${pyJsonString(f.name)}: ${serializeSorted(f.ty, record[f.name])}`).join(", ")}}`;
+  }
+  if (cacheable) sortedCache.set(obj, out);
+  return out;
+}
+
+const sortedFieldsCache = new WeakMap<ModelTy, FieldSpec[]>();
+function sortedFields(ty: ModelTy): FieldSpec[] {
+  let fields = sortedFieldsCache.get(ty);
+  if (!fields) {
+    fields = [...ty.fields].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    sortedFieldsCache.set(ty, fields);
+  }
+  return fields;
+}
+
+/** A model dump that the tool-output serializer must not "process" (numbers stay numbers). */
+export class ModelDump {
+  constructor(readonly value: PyValue) {}
+}
+
+/** Marks a typed value as a pydantic model result of a tool (see common.md §3). */
+export function modelResult(ty: Ty, value: unknown): ModelDump {
+  return new ModelDump(dumpTyped(ty, value));
+}
+
+/** Deep copy of a typed value (objects, arrays, Maps; PyFloat boxes are immutable and shared). */
+export function deepClone<T>(value: T): T {
+  if (value === null || typeof value !== "object" || value instanceof PyFloat) return value;
+  if (Array.isArray(value)) return value.map(deepClone) as T;
+  if (value instanceof Map) {
+    const out = new Map();
+    for (const [k, v] of value) out.set(k, deepClone(v));
+    return out as T;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = deepClone(v);
+  return out as T;
+}

@@ -1,0 +1,223 @@
+/**
+ * Tools and toolkits: a tool is a plain function with a name, parameters, a
+ * description and a kind. Calls are bound like Python keyword calls (no type
+ * validation, upstream's TypeError texts for missing or unexpected arguments).
+ */
+import type { DbState } from "./db-state.ts";
+
+/** Upstream's `ToolType`. */
+export type ToolKind = "read" | "write" | "think" | "generic";
+
+/** A JSON-schema fragment for one parameter (pydantic layout; keys are sorted when emitted). */
+export type JsonSchema = { [key: string]: unknown };
+
+/** One parameter of a tool or helper function. */
+export interface ParamSpec {
+  readonly name: string;
+  /** Type keywords of the JSON schema, e.g. `{type: "string"}`. */
+  readonly schema: JsonSchema;
+  readonly description?: string;
+  /** Present when the parameter is optional; the value used when the caller omits it. */
+  readonly default?: { value: unknown };
+}
+
+/** What a tool or helper receives when called. */
+export interface ToolContext {
+  /** The DB of the toolkit the function belongs to (which upstream may re-point, see P19). */
+  readonly db: DbState<any>;
+}
+
+/** A callable function of a toolkit: a tool offered to the LLM, or a helper (assertions, set-up). */
+export interface FunctionDef {
+  readonly name: string;
+  readonly params: readonly ParamSpec[];
+  readonly run: (ctx: ToolContext, args: Record<string, unknown>) => unknown;
+}
+
+/** A tool offered to the LLM. */
+export interface ToolDef extends FunctionDef {
+  readonly kind: ToolKind;
+  /** Replayed during evaluation; defaults to `kind === "write"`. */
+  readonly mutatesState?: boolean;
+  readonly description: string;
+  /** Extra `$defs` of the parameter schema (enums, sub-models). */
+  readonly defs?: Record<string, JsonSchema>;
+}
+
+/** Helper for declaring a parameter. */
+export function param(
+  name: string,
+  schema: JsonSchema,
+  description?: string,
+  options: { default?: unknown } = {},
+): ParamSpec {
+  return {
+    name,
+    schema,
+    ...(description !== undefined ? { description } : {}),
+    ...("default" in options ? { default: { value: options.default } } : {}),
+  };
+}
+
+/** Raised by tool code for an expected failure; the caller sees `Error: <message>`. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+/** Python `KeyError(key)`: its text is the key's repr, e.g. `'first'`. */
+export class PyKeyError extends Error {
+  constructor(key: string) {
+    super(`'${key}'`);
+    this.name = "KeyError";
+  }
+}
+
+/** Upstream's error text for a call whose argument names do not fit the signature. */
+export class PyTypeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TypeError";
+  }
+}
+
+function quoteList(names: string[]): string {
+  const quoted = names.map((n) => `'${n}'`);
+  if (quoted.length === 1) return quoted[0]!;
+  if (quoted.length === 2) return `${quoted[0]} and ${quoted[1]}`;
+  return `${quoted.slice(0, -1).join(", ")}, and ${quoted[quoted.length - 1]}`;
+}
+
+/** Binds keyword arguments like a Python call; throws {@link PyTypeError} with CPython's wording. */
+export function bindArguments(
+  className: string,
+  fn: Pick<FunctionDef, "name" | "params">,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
+  const known = new Set(fn.params.map((p) => p.name));
+  for (const key of Object.keys(args)) {
+    if (!known.has(key)) {
+      throw new PyTypeError(`${className}.${fn.name}() got an unexpected keyword argument '${key}'`);
+    }
+  }
+  const missing = fn.params.filter((p) => !p.default && !Object.hasOwn(args, p.name)).map((p) => p.name);
+  if (missing.length > 0) {
+    const plural = missing.length === 1 ? "argument" : "arguments";
+    throw new PyTypeError(
+      `${className}.${fn.name}() missing ${missing.length} required positional ${plural}: ${quoteList(missing)}`,
+    );
+  }
+  const bound: Record<string, unknown> = {};
+  for (const p of fn.params) bound[p.name] = Object.hasOwn(args, p.name) ? args[p.name] : p.default?.value;
+  return bound;
+}
+
+function sortKeysDeep(value: unknown, keepOrder = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => sortKeysDeep(v));
+  if (value === null || typeof value !== "object") return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (!keepOrder) entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // `properties` keep parameter order; `$defs` entries keep their own order.
+  return Object.fromEntries(
+    entries.map(([k, v]) => [k, sortKeysDeep(v, k === "properties" || k === "$defs")]),
+  );
+}
+
+/** Title pydantic gives a parameter: `user_id` → `User Id`. */
+export function paramTitle(name: string): string {
+  return name
+    .split("_")
+    .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w))
+    .join(" ");
+}
+
+/** The OpenAI function schema of a tool, laid out as upstream's pydantic-generated one. */
+export interface ToolSchema {
+  type: "function";
+  function: { name: string; description: string; parameters: JsonSchema };
+}
+
+/** Builds the function schema the LLM sees for a tool. */
+export function toolSchema(tool: ToolDef): ToolSchema {
+  const properties: Record<string, unknown> = {};
+  for (const p of tool.params) {
+    properties[p.name] = {
+      ...p.schema,
+      title: paramTitle(p.name),
+      ...(p.description !== undefined ? { description: p.description } : {}),
+      ...(p.default ? { default: p.default.value ?? null } : {}),
+    };
+  }
+  const required = tool.params.filter((p) => !p.default).map((p) => p.name);
+  const parameters: JsonSchema = {
+    ...(tool.defs && Object.keys(tool.defs).length > 0 ? { $defs: tool.defs } : {}),
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    title: "parameters",
+    type: "object",
+  };
+  return {
+    type: "function",
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: sortKeysDeep(parameters) as JsonSchema,
+    },
+  };
+}
+
+/** A set of tools plus helper functions working on one DB; `className` appears in Python error texts. */
+export class Toolkit {
+  private readonly toolsByName: Map<string, ToolDef>;
+  private readonly functionsByName: Map<string, FunctionDef>;
+
+  constructor(
+    readonly className: string,
+    readonly tools: readonly ToolDef[],
+    helpers: readonly FunctionDef[],
+    /** The DB the toolkit works on; upstream can re-point it (P19). */
+    public db: DbState<any>,
+  ) {
+    this.toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+    this.functionsByName = new Map<string, FunctionDef>([
+      ...tools.map((tool) => [tool.name, tool] as const),
+      ...helpers.map((fn) => [fn.name, fn] as const),
+    ]);
+  }
+
+  hasTool(name: string): boolean {
+    return this.toolsByName.has(name);
+  }
+
+  getTool(name: string): ToolDef | undefined {
+    return this.toolsByName.get(name);
+  }
+
+  /** Whether replaying a call to this tool changes state (unknown names count as mutating, as upstream). */
+  mutatesState(name: string): boolean {
+    const tool = this.toolsByName.get(name);
+    if (!tool) return true;
+    return tool.mutatesState ?? tool.kind === "write";
+  }
+
+  /** Calls a tool by name (`use_tool`); unknown names raise `Tool '<name>' not found.` */
+  useTool(name: string, args: Record<string, unknown>): unknown {
+    const tool = this.toolsByName.get(name);
+    if (!tool) throw new ToolError(`Tool '${name}' not found.`);
+    return tool.run({ db: this.db }, bindArguments(this.className, tool, args));
+  }
+
+  /** Calls any function (tool or helper) by name, as `initialization_actions` and `env_assertions` do. */
+  callFunction(name: string, args: Record<string, unknown>): unknown {
+    const fn = this.functionsByName.get(name);
+    if (!fn) throw new ToolError(`'${this.className}' object has no attribute '${name}'`);
+    return fn.run({ db: this.db }, bindArguments(this.className, fn, args));
+  }
+
+  /** The function schemas offered to the LLM, in declaration order. */
+  schemas(): ToolSchema[] {
+    return this.tools.map(toolSchema);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The gold environment, built as upstream's evaluator builds it: fresh and
+ * non-solo, the task's initial state applied, then every expected action run
+ * in order through `make_tool_call` directly — errors are kept as outputs but
+ * otherwise ignored, and there is no sync between the actions.
+ */
+import type { Task } from "../core/task.ts";
+import type { Domain } from "../domains/types.ts";
+import { type Environment, errorText, toolResultContent } from "../env/environment.ts";
+
+/** One executed expected action. */
+export interface GoldStep {
+  action_id: string;
+  requestor: "assistant" | "user";
+  name: string;
+  arguments: Record<string, unknown>;
+  output: string;
+  error: boolean;
+}
+
+/** The gold environment after the task's expected actions, with what each action returned. */
+export interface GoldReplay {
+  env: Environment;
+  initialAgentDbHash: string;
+  initialUserDbHash: string | null;
+  steps: GoldStep[];
+}
+
+/** Applies a task's initial state to a fresh environment (the task's own history only). */
+export function applyInitialState(env: Environment, task: Task): void {
+  const initial = task.initial_state;
+  env.setState(
+    initial?.initialization_data ?? null,
+    initial?.initialization_actions ?? null,
+    initial?.message_history ?? [],
+  );
+}
+
+/** Builds the gold environment of a task and runs its expected actions. */
+export function replayGold(domain: Domain, task: Task): GoldReplay {
+  const env = domain.makeEnvironment({ soloMode: false });
+  applyInitialState(env, task);
+  const initialAgentDbHash = env.getDbHash();
+  const initialUserDbHash = env.getUserDbHash();
+  const steps: GoldStep[] = [];
+  for (const action of task.evaluation_criteria?.actions ?? []) {
+    let output: string;
+    let error = false;
+    try {
+      output = toolResultContent(env.makeToolCall(action.name, action.requestor, action.arguments));
+    } catch (e) {
+      output = `Error: ${errorText(e)}`;
+      error = true;
+    }
+    steps.push({
+      action_id: action.action_id,
+      requestor: action.requestor,
+      name: action.name,
+      arguments: action.arguments,
+      output,
+      error,
+    });
+  }
+  return { env, initialAgentDbHash, initialUserDbHash, steps };
+}
