@@ -1,0 +1,47 @@
+/**
+ * The `tau` command line. Each subcommand lives in `commands/<name>.ts` and
+ * registers itself on the program; errors become one clear line (stack only
+ * with `--verbose`) and an exit code (2 for bad input).
+ */
+import { Command, CommanderError } from "commander";
+import { TauError } from "../core/errors.ts";
+import { registerCommands } from "./commands/index.ts";
+
+/** Builds the commander program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command("tau")
+    .description("Evaluate tool-using conversational agents, τ-bench style (faithful to tau2-bench)")
+    .option("--verbose", "print stack traces and debug output")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  registerCommands(program);
+  return program;
+}
+
+/** Prints an error as one line (or with its stack when verbose) and returns the exit code. */
+export function reportError(error: unknown, verbose: boolean): number {
+  if (error instanceof CommanderError) {
+    // commander already printed its message
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  if (verbose) {
+    console.error(error);
+  } else if (error instanceof TauError) {
+    console.error(`tau: ${error.message}`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`tau: unexpected error: ${message.split("\n")[0]} (run with --verbose for details)`);
+  }
+  return error instanceof TauError ? error.exitCode : 1;
+}
+
+/** Entry point used by bin/tau.js. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  const verbose = argv.includes("--verbose");
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exitCode = reportError(error, verbose);
+  }
+}
