@@ -1,8 +1,14 @@
 /** Registers every subcommand (one module per command). */
 import type { Command } from "commander";
+import { registerDataCommand } from "./data.ts";
 import { registerDomainsCommand } from "./domains.ts";
+import { registerReplayCommand } from "./replay.ts";
+import { registerTasksCommand } from "./tasks.ts";
 
 /** Adds all subcommands to the program. */
 export function registerCommands(program: Command): void {
   registerDomainsCommand(program);
+  registerTasksCommand(program);
+  registerReplayCommand(program);
+  registerDataCommand(program);
 }

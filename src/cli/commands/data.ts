@@ -1,0 +1,30 @@
+/** `tau data pull|where`: fetch and locate the official benchmark data. */
+import type { Command } from "commander";
+import { DATA_MANIFEST, DEFAULT_DATA_URL, UPSTREAM_RELEASE } from "../../domains/data-manifest.ts";
+import { defaultDataDir } from "../../domains/data-dir.ts";
+import { pullData } from "../../domains/data-pull.ts";
+
+export function registerDataCommand(program: Command): void {
+  const data = program.command("data").description("manage the official benchmark data folder");
+  data
+    .command("pull")
+    .description(`download upstream ${UPSTREAM_RELEASE}'s data and verify every file's sha256`)
+    .option("--dest <dir>", "where to put the data folder", defaultDataDir())
+    .option("--url <url>", "archive URL or local .tar.gz path", DEFAULT_DATA_URL)
+    .action(async (options: { dest: string; url: string }) => {
+      console.log(`Fetching ${options.url} …`);
+      const result = await pullData({ dest: options.dest, url: options.url });
+      console.log(
+        `Verified ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) into ${result.dest}. ` +
+          `Use it with --data-dir ${result.dest} or TAU_DATA_DIR (it is also the default).`,
+      );
+    });
+  data
+    .command("where")
+    .description("print where taubench looks for data, and the files it expects")
+    .action(() => {
+      console.log(`TAU_DATA_DIR: ${process.env.TAU_DATA_DIR ?? "(not set)"}`);
+      console.log(`default cache: ${defaultDataDir()}`);
+      console.log(`expected files (${DATA_MANIFEST.length}): ${DATA_MANIFEST.map((f) => f.path).join(", ")}`);
+    });
+}

@@ -1,0 +1,60 @@
+/**
+ * `tau replay`: the fidelity probe. Builds the gold environment of each task
+ * (initial state, then the expected actions in order, as upstream's evaluator
+ * does) and writes one JSON line per task with outputs, hashes and assertions.
+ */
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import { pyDumps } from "../../core/py-json.ts";
+import { resolveDataDir } from "../../domains/data-dir.ts";
+import { loadDomain } from "../../domains/registry.ts";
+import { replayRecord } from "../../evaluation/replay-record.ts";
+import { parseTaskIds, selectTasks } from "../../runner/task-selection.ts";
+
+interface ReplayOptions {
+  domain: string;
+  dataDir?: string;
+  split?: string;
+  taskIds?: string[];
+  output: string;
+}
+
+export function registerReplayCommand(program: Command): void {
+  program
+    .command("replay")
+    .description(
+      "replay each task's expected actions on a fresh environment; write outputs and DB hashes as JSON lines",
+    )
+    .requiredOption("--domain <name>", "domain name")
+    .requiredOption("--output <file>", "JSON Lines file to write")
+    .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
+    .option("--split <name>", "only tasks of this split (default: every task in the file)")
+    .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
+    .action((options: ReplayOptions) => {
+      const domain = loadDomain(options.domain, resolveDataDir(options.dataDir));
+      const tasks = selectTasks(domain, {
+        split: options.split ?? null,
+        taskIds: parseTaskIds(options.taskIds),
+      });
+      const output = resolve(options.output);
+      mkdirSync(dirname(output), { recursive: true });
+      const fd = openSync(output, "w");
+      const started = performance.now();
+      let failedSteps = 0;
+      try {
+        for (const task of tasks) {
+          const record = replayRecord(domain, task);
+          failedSteps += record.steps.filter((step) => step.error).length;
+          writeSync(fd, `${pyDumps(record)}\n`);
+        }
+      } finally {
+        closeSync(fd);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      console.error(
+        `Replayed ${tasks.length} task${tasks.length === 1 ? "" : "s"} of ${domain.name} in ${seconds.toFixed(2)} s ` +
+          `(${failedSteps} step${failedSteps === 1 ? "" : "s"} returned an error) → ${output}`,
+      );
+    });
+}

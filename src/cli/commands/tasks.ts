@@ -1,0 +1,24 @@
+/** `tau tasks --domain D [--split S]`: lists a domain's tasks. */
+import type { Command } from "commander";
+import { resolveDataDir } from "../../domains/data-dir.ts";
+import { loadDomain } from "../../domains/registry.ts";
+import { selectTasks } from "../../runner/task-selection.ts";
+
+export function registerTasksCommand(program: Command): void {
+  program
+    .command("tasks")
+    .description("list the tasks of a domain")
+    .requiredOption("--domain <name>", "domain name (see `tau domains`)")
+    .option("--split <name>", "task split (e.g. base, train, test); default: every task in the file")
+    .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
+    .action((options: { domain: string; split?: string; dataDir?: string }) => {
+      const domain = loadDomain(options.domain, resolveDataDir(options.dataDir));
+      const tasks = selectTasks(domain, { split: options.split ?? null });
+      for (const task of tasks) {
+        const basis = task.evaluation_criteria?.reward_basis.join("+") ?? "-";
+        const actions = task.evaluation_criteria?.actions?.length ?? 0;
+        console.log(`${task.id}\t${basis}\t${actions} action${actions === 1 ? "" : "s"}`);
+      }
+      console.error(`${tasks.length} task${tasks.length === 1 ? "" : "s"}`);
+    });
+}

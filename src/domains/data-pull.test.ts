@@ -1,0 +1,128 @@
+import { createServer, type Server } from "node:http";
+import { mkdtempSync, readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DataDirError } from "../core/errors.ts";
+import type { ManifestEntry } from "./data-manifest.ts";
+import { parseTar, pullData } from "./data-pull.ts";
+
+/** Minimal ustar writer for test archives. */
+function tarOf(files: { path: string; data: Buffer }[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const file of files) {
+    const header = Buffer.alloc(512);
+    const longName = file.path.length > 100;
+    if (longName) {
+      const name = Buffer.from(`${file.path}\0`);
+      blocks.push(
+        headerFor("././@LongLink", name.length, "L"),
+        name,
+        Buffer.alloc((512 - (name.length % 512)) % 512),
+      );
+    }
+    header.set(headerFor(longName ? file.path.slice(0, 100) : file.path, file.data.length, "0"));
+    blocks.push(header, file.data, Buffer.alloc((512 - (file.data.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return Buffer.concat(blocks);
+}
+
+function headerFor(name: string, size: number, type: string): Buffer {
+  const header = Buffer.alloc(512);
+  header.write(name, 0, 100, "utf8");
+  header.write("0000644\0", 100);
+  header.write("0000000\0", 108);
+  header.write("0000000\0", 116);
+  header.write(`${size.toString(8).padStart(11, "0")}\0`, 124);
+  header.write("00000000000\0", 136);
+  header.write(type, 156);
+  header.write("ustar\0", 257);
+  header.write("00", 263);
+  header.write("        ", 148);
+  let sum = 0;
+  for (const b of header) sum += b;
+  header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
+  return header;
+}
+
+const sha = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+
+describe("tau data pull", () => {
+  const policy = Buffer.from("# Policy\nBe helpful.\n");
+  const tasks = Buffer.from('[{"id": "t1"}]\n');
+  const manifest: ManifestEntry[] = [
+    { path: "domains/mock/policy.md", sha256: sha(policy), bytes: policy.length },
+    { path: "domains/mock/tasks.json", sha256: sha(tasks), bytes: tasks.length },
+  ];
+  const good = gzipSync(
+    tarOf([
+      { path: "tau2-bench-1.0.1/README.md", data: Buffer.from("readme") },
+      { path: "tau2-bench-1.0.1/data/tau2/domains/mock/policy.md", data: policy },
+      { path: "tau2-bench-1.0.1/data/tau2/domains/mock/tasks.json", data: tasks },
+    ]),
+  );
+  const tampered = gzipSync(
+    tarOf([
+      {
+        path: "tau2-bench-1.0.1/data/tau2/domains/mock/policy.md",
+        data: Buffer.from("# Policy\nBe rude.\n"),
+      },
+      {
+        path: "tau2-bench-1.0.1/data/tau2/domains/mock/tasks.json",
+        data: Buffer.from("version https://git-lfs.github.com/spec/v1\noid sha256:abc\n"),
+      },
+    ]),
+  );
+  let server: Server;
+  let base = "";
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === "/good.tar.gz") res.end(good);
+      else if (req.url === "/tampered.tar.gz") res.end(tampered);
+      else {
+        res.statusCode = 404;
+        res.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("downloads, verifies and installs the files", async () => {
+    const dest = join(mkdtempSync(join(tmpdir(), "tau-pull-")), "data");
+    const result = await pullData({ dest, url: `${base}/good.tar.gz`, manifest });
+    expect(result.files).toBe(2);
+    expect(readFileSync(join(dest, "domains/mock/policy.md"))).toEqual(policy);
+    expect(readFileSync(join(dest, "domains/mock/tasks.json"))).toEqual(tasks);
+  });
+
+  it("refuses an archive whose files do not match, naming each file, and writes nothing", async () => {
+    const dest = join(mkdtempSync(join(tmpdir(), "tau-pull-")), "data");
+    const error = await pullData({ dest, url: `${base}/tampered.tar.gz`, manifest }).catch((e) => e);
+    expect(error).toBeInstanceOf(DataDirError);
+    expect(error.message).toContain("domains/mock/policy.md: checksum mismatch");
+    expect(error.message).toContain("Git LFS pointer");
+    expect(() => readFileSync(join(dest, "domains/mock/policy.md"))).toThrow();
+  });
+
+  it("reports HTTP failures in one line", async () => {
+    const error = await pullData({
+      dest: join(tmpdir(), "never"),
+      url: `${base}/missing.tar.gz`,
+      manifest,
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(DataDirError);
+    expect(error.message).toMatch(/HTTP 404/);
+  });
+
+  it("parses GNU long names", () => {
+    const long = `${"x".repeat(120)}/file.txt`;
+    const entries = parseTar(tarOf([{ path: long, data: Buffer.from("hi") }]));
+    expect(entries).toEqual([{ path: long, data: Buffer.from("hi") }]);
+  });
+});

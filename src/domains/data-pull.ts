@@ -1,0 +1,159 @@
+/**
+ * `tau data pull`: downloads the pinned upstream release archive, keeps the
+ * text-mode data files and checks each one against the committed sha256 list
+ * before anything is written to the data folder.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { DataDirError } from "../core/errors.ts";
+import { ARCHIVE_DATA_PREFIX, DATA_MANIFEST, DEFAULT_DATA_URL, type ManifestEntry } from "./data-manifest.ts";
+
+/** One regular file found in a tar archive. */
+export interface TarEntry {
+  path: string;
+  data: Buffer;
+}
+
+function readOctal(block: Buffer, offset: number, length: number): number {
+  const text = block
+    .subarray(offset, offset + length)
+    .toString("latin1")
+    .replace(/\0.*$/s, "")
+    .trim();
+  return text === "" ? 0 : Number.parseInt(text, 8);
+}
+
+function readString(block: Buffer, offset: number, length: number): string {
+  return block
+    .subarray(offset, offset + length)
+    .toString("utf8")
+    .replace(/\0.*$/s, "");
+}
+
+/** Parses a (ustar / pax / GNU long-name) tar archive into its regular files. */
+export function parseTar(archive: Buffer): TarEntry[] {
+  const entries: TarEntry[] = [];
+  let offset = 0;
+  let longName: string | undefined;
+  let paxPath: string | undefined;
+  while (offset + 512 <= archive.length) {
+    const header = archive.subarray(offset, offset + 512);
+    if (header.every((b) => b === 0)) break;
+    const size = readOctal(header, 124, 12);
+    const type = String.fromCharCode(header[156] ?? 0x30);
+    const prefix = readString(header, 345, 155);
+    const name = readString(header, 0, 100);
+    const body = archive.subarray(offset + 512, offset + 512 + size);
+    offset += 512 + Math.ceil(size / 512) * 512;
+    if (type === "L") {
+      longName = body.toString("utf8").replace(/\0.*$/s, "");
+      continue;
+    }
+    if (type === "x") {
+      const match = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(body.toString("utf8"));
+      paxPath = match?.[1];
+      continue;
+    }
+    if (type === "g") continue;
+    const path = paxPath ?? longName ?? (prefix ? `${prefix}/${name}` : name);
+    longName = undefined;
+    paxPath = undefined;
+    if (type === "0" || type === "\0") entries.push({ path, data: Buffer.from(body) });
+  }
+  return entries;
+}
+
+/** Fetches the archive bytes from an http(s) URL or reads a local file. */
+async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> {
+  if (!/^https?:\/\//.test(url)) {
+    try {
+      return readFileSync(url.replace(/^file:\/\//, ""));
+    } catch (error) {
+      throw new DataDirError(`Cannot read archive ${url}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, { redirect: "follow", ...(signal ? { signal } : {}) });
+  } catch (error) {
+    throw new DataDirError(`Cannot download ${url}: ${(error as Error).message}`, { cause: error });
+  }
+  if (!response.ok) throw new DataDirError(`Cannot download ${url}: HTTP ${response.status}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** What a pull did. */
+export interface PullResult {
+  dest: string;
+  files: number;
+  bytes: number;
+}
+
+/** Options of {@link pullData}. */
+export interface PullOptions {
+  dest: string;
+  url?: string;
+  manifest?: readonly ManifestEntry[];
+  signal?: AbortSignal;
+}
+
+/**
+ * Downloads and verifies the data. Files are written to a temporary folder
+ * and moved into place only when every file is present with the right sha256.
+ */
+export async function pullData(options: PullOptions): Promise<PullResult> {
+  const manifest = options.manifest ?? DATA_MANIFEST;
+  const url = options.url ?? DEFAULT_DATA_URL;
+  const raw = await fetchArchive(url, options.signal);
+  let tar: Buffer;
+  try {
+    tar = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
+  } catch (error) {
+    throw new DataDirError(`${url} is not a valid gzip archive: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const byPath = new Map<string, Buffer>();
+  for (const entry of parseTar(tar)) {
+    // Drop the archive's top-level folder (`tau2-bench-1.0.1/`), then keep data/tau2/...
+    const inner = entry.path.replace(/^[^/]+\//, "");
+    if (inner.startsWith(ARCHIVE_DATA_PREFIX))
+      byPath.set(inner.slice(ARCHIVE_DATA_PREFIX.length), entry.data);
+  }
+  const problems: string[] = [];
+  for (const file of manifest) {
+    const data = byPath.get(file.path);
+    if (!data) {
+      problems.push(`${file.path}: missing from the archive`);
+      continue;
+    }
+    const sha = createHash("sha256").update(data).digest("hex");
+    if (sha !== file.sha256) {
+      const lfs = data.subarray(0, 40).toString("latin1").startsWith("version https://git-lfs");
+      problems.push(
+        `${file.path}: checksum mismatch (got ${sha.slice(0, 12)}…, expected ${file.sha256.slice(0, 12)}…${lfs ? "; the archive holds a Git LFS pointer, not the file" : ""})`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw new DataDirError(
+      `The archive at ${url} does not match the pinned data (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${problems.join("; ")}. Nothing was written.`,
+    );
+  }
+  const staging = `${options.dest}.partial-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  let bytes = 0;
+  for (const file of manifest) {
+    const data = byPath.get(file.path)!;
+    const target = join(staging, file.path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, data);
+    bytes += data.length;
+  }
+  mkdirSync(dirname(options.dest), { recursive: true });
+  rmSync(options.dest, { recursive: true, force: true });
+  renameSync(staging, options.dest);
+  return { dest: options.dest, files: manifest.length, bytes };
+}
