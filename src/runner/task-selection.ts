@@ -1,48 +1,78 @@
-/** Task selection as upstream does it (§1.2): split filter in file order, then ids, then a count limit. Shared by `tau run`, `tau replay` and `tau tasks`. */
+/**
+ * Which tasks a run covers (spec §1.2): tasks.json order filtered by the split,
+ * then the `--task-ids` filter (every id must exist), then the first
+ * `--num-tasks`, then the agent's own task filter.
+ */
 import { UsageError } from "../core/errors.ts";
-import type { Task } from "../core/task.ts";
-import type { Domain } from "../domains/types.ts";
+import type { Task, TaskSplits } from "../core/task.ts";
 
-/** What to select. `split: null` means every task in the file. */
-export interface TaskSelection {
-  split: string | null;
-  taskIds?: readonly string[] | undefined;
-  numTasks?: number | undefined;
+/** The part of a domain that task selection reads. */
+export interface TaskSource {
+  readonly name: string;
+  tasks(): readonly Task[];
+  splits(): TaskSplits | null;
 }
 
-/** Selects tasks; unknown split names and task ids are {@link UsageError}s naming them. */
-export function selectTasks(domain: Domain, selection: TaskSelection): Task[] {
-  let tasks = [...domain.tasks()];
-  if (selection.split !== null) {
-    const splits = domain.splits();
-    const ids = splits?.[selection.split];
-    if (!ids) {
-      const known = splits ? Object.keys(splits).join(", ") : "none";
+/** The user's choice of tasks. */
+export interface TaskSelection {
+  /** Split name (`base` by default); null selects every task in the file. */
+  splitName: string | null;
+  taskIds?: readonly string[] | null;
+  numTasks?: number | null;
+  /** The agent's registered filter (for example the gold-plan agent drops tasks without actions). */
+  agentFilter?: ((task: Task) => boolean) | null;
+}
+
+/** Splits `--task-ids` values on commas and whitespace, dropping empties and repeats (order kept). */
+export function parseTaskIds(values: readonly string[]): string[] {
+  const ids: string[] = [];
+  for (const value of values)
+    for (const id of value.split(/[\s,]+/)) if (id !== "" && !ids.includes(id)) ids.push(id);
+  return ids;
+}
+
+/** Applies the selection to a domain's tasks; unknown splits or ids are a {@link UsageError}. */
+export function selectTasks(source: TaskSource, selection: TaskSelection): Task[] {
+  const all = source.tasks();
+  let tasks: Task[] = [...all];
+  if (selection.splitName !== null) {
+    const splits = source.splits();
+    // A domain without a split file has only its full task list; accept the default name for it.
+    if (splits !== null) {
+      const members = splits[selection.splitName];
+      if (members === undefined) {
+        throw new UsageError(
+          `Unknown task split '${selection.splitName}' for domain '${source.name}'. Known splits: ${Object.keys(splits).join(", ")}`,
+        );
+      }
+      const wanted = new Set(members);
+      tasks = tasks.filter((task) => wanted.has(task.id));
+    } else if (selection.splitName !== "base") {
       throw new UsageError(
-        `Unknown split '${selection.split}' for domain ${domain.name}. Known splits: ${known}`,
+        `Domain '${source.name}' has no split file, so split '${selection.splitName}' does not exist`,
       );
     }
-    const keep = new Set(ids);
-    tasks = tasks.filter((task) => keep.has(task.id));
   }
   if (selection.taskIds && selection.taskIds.length > 0) {
-    const byId = new Set(tasks.map((task) => task.id));
+    const byId = new Map(tasks.map((task) => [task.id, task]));
     const missing = selection.taskIds.filter((id) => !byId.has(id));
     if (missing.length > 0) {
+      const inFile = new Set(all.map((task) => task.id));
+      const outsideSplit = missing.filter((id) => inFile.has(id));
+      const where = selection.splitName === null ? "" : ` (split '${selection.splitName}')`;
+      const hint = outsideSplit.length > 0 ? `; not in this split: ${outsideSplit.join(", ")}` : "";
       throw new UsageError(
-        `Unknown task id${missing.length === 1 ? "" : "s"} for domain ${domain.name}${selection.split ? ` (split ${selection.split})` : ""}: ${missing.join(", ")}`,
+        `Unknown task id${missing.length > 1 ? "s" : ""} for domain '${source.name}'${where}: ${missing.join(", ")}${hint}`,
       );
     }
     const wanted = new Set(selection.taskIds);
     tasks = tasks.filter((task) => wanted.has(task.id));
   }
-  if (selection.numTasks !== undefined) tasks = tasks.slice(0, selection.numTasks);
+  if (selection.numTasks !== undefined && selection.numTasks !== null) {
+    if (!Number.isInteger(selection.numTasks) || selection.numTasks < 1)
+      throw new UsageError(`--num-tasks must be a positive integer, got ${selection.numTasks}`);
+    tasks = tasks.slice(0, selection.numTasks);
+  }
+  if (selection.agentFilter) tasks = tasks.filter(selection.agentFilter);
   return tasks;
-}
-
-/** Splits a `--task-ids` value given as `a,b` or `a b` (or repeated). */
-export function parseTaskIds(value: string | string[] | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(/[,\s]+/));
-  return parts.filter((p) => p !== "");
 }
