@@ -21,16 +21,18 @@ const source: TaskSource = {
 describe("parseTaskIds", () => {
   it("splits on commas and spaces, drops repeats", () => {
     expect(parseTaskIds(["a,b", "c  d,", "a"])).toEqual(["a", "b", "c", "d"]);
+    expect(parseTaskIds("x, y")).toEqual(["x", "y"]);
+    expect(parseTaskIds(undefined)).toBeUndefined();
   });
 });
 
 describe("selectTasks", () => {
   it("keeps tasks.json order within a split", () => {
-    expect(selectTasks(source, { splitName: "base" }).map((t) => t.id)).toEqual(["t2", "t3", "t4"]);
+    expect(selectTasks(source, { split: "base" }).map((t) => t.id)).toEqual(["t2", "t3", "t4"]);
   });
   it("applies ids, then num-tasks, then the agent filter", () => {
     const picked = selectTasks(source, {
-      splitName: "base",
+      split: "base",
       taskIds: ["t4", "t2", "t3"],
       numTasks: 2,
       agentFilter: (task) => (task.evaluation_criteria?.actions ?? null) !== null,
@@ -38,15 +40,15 @@ describe("selectTasks", () => {
     expect(picked.map((t) => t.id)).toEqual(["t3"]);
   });
   it("selects every task with a null split", () => {
-    expect(selectTasks(source, { splitName: null })).toHaveLength(4);
+    expect(selectTasks(source, { split: null })).toHaveLength(4);
   });
   it("rejects an unknown split, listing the known ones", () => {
-    expect(() => selectTasks(source, { splitName: "nope" })).toThrow(/Known splits: base, small/);
+    expect(() => selectTasks(source, { split: "nope" })).toThrow(/Known splits: base, small/);
   });
   it("rejects unknown ids and says which exist outside the split", () => {
     let caught: unknown;
     try {
-      selectTasks(source, { splitName: "base", taskIds: ["t1", "zz"] });
+      selectTasks(source, { split: "base", taskIds: ["t1", "zz"] });
     } catch (error) {
       caught = error;
     }
@@ -57,7 +59,7 @@ describe("selectTasks", () => {
     );
   });
   it("rejects a non-positive num-tasks", () => {
-    expect(() => selectTasks(source, { splitName: "base", numTasks: 0 })).toThrow(UsageError);
+    expect(() => selectTasks(source, { split: "base", numTasks: 0 })).toThrow(UsageError);
   });
 });
 
@@ -65,7 +67,7 @@ const dataDir = process.env.TAU_DATA_DIR;
 describe.skipIf(!dataDir)("selectTasks on mock (skipped: TAU_DATA_DIR not set)", () => {
   it("selects the 10 base tasks in file order", () => {
     const domain = loadDomain("mock", dataDir!);
-    const tasks = selectTasks(domain, { splitName: "base" });
+    const tasks = selectTasks(domain, { split: "base" });
     expect(tasks).toHaveLength(10);
     expect(tasks.map((t) => t.id)).toEqual(
       domain

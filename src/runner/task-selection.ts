@@ -1,5 +1,5 @@
 /**
- * Which tasks a run covers (spec §1.2): tasks.json order filtered by the split,
+ * Which tasks a run covers (shared by `tau run`, `tau replay` and `tau tasks`) (spec §1.2): tasks.json order filtered by the split,
  * then the `--task-ids` filter (every id must exist), then the first
  * `--num-tasks`, then the agent's own task filter.
  */
@@ -16,18 +16,20 @@ export interface TaskSource {
 /** The user's choice of tasks. */
 export interface TaskSelection {
   /** Split name (`base` by default); null selects every task in the file. */
-  splitName: string | null;
+  split: string | null;
   taskIds?: readonly string[] | null;
   numTasks?: number | null;
   /** The agent's registered filter (for example the gold-plan agent drops tasks without actions). */
   agentFilter?: ((task: Task) => boolean) | null;
 }
 
-/** Splits `--task-ids` values on commas and whitespace, dropping empties and repeats (order kept). */
-export function parseTaskIds(values: readonly string[]): string[] {
+/** Splits `--task-ids` values (`a,b`, `a b`, or repeated) on commas and whitespace, dropping empties and repeats. */
+export function parseTaskIds(value: string | readonly string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const values = typeof value === "string" ? [value] : value;
   const ids: string[] = [];
-  for (const value of values)
-    for (const id of value.split(/[\s,]+/)) if (id !== "" && !ids.includes(id)) ids.push(id);
+  for (const text of values)
+    for (const id of text.split(/[\s,]+/)) if (id !== "" && !ids.includes(id)) ids.push(id);
   return ids;
 }
 
@@ -35,21 +37,21 @@ export function parseTaskIds(values: readonly string[]): string[] {
 export function selectTasks(source: TaskSource, selection: TaskSelection): Task[] {
   const all = source.tasks();
   let tasks: Task[] = [...all];
-  if (selection.splitName !== null) {
+  if (selection.split !== null) {
     const splits = source.splits();
     // A domain without a split file has only its full task list; accept the default name for it.
     if (splits !== null) {
-      const members = splits[selection.splitName];
+      const members = splits[selection.split];
       if (members === undefined) {
         throw new UsageError(
-          `Unknown task split '${selection.splitName}' for domain '${source.name}'. Known splits: ${Object.keys(splits).join(", ")}`,
+          `Unknown task split '${selection.split}' for domain '${source.name}'. Known splits: ${Object.keys(splits).join(", ")}`,
         );
       }
       const wanted = new Set(members);
       tasks = tasks.filter((task) => wanted.has(task.id));
-    } else if (selection.splitName !== "base") {
+    } else if (selection.split !== "base") {
       throw new UsageError(
-        `Domain '${source.name}' has no split file, so split '${selection.splitName}' does not exist`,
+        `Domain '${source.name}' has no split file, so split '${selection.split}' does not exist`,
       );
     }
   }
@@ -59,7 +61,7 @@ export function selectTasks(source: TaskSource, selection: TaskSelection): Task[
     if (missing.length > 0) {
       const inFile = new Set(all.map((task) => task.id));
       const outsideSplit = missing.filter((id) => inFile.has(id));
-      const where = selection.splitName === null ? "" : ` (split '${selection.splitName}')`;
+      const where = selection.split === null ? "" : ` (split '${selection.split}')`;
       const hint = outsideSplit.length > 0 ? `; not in this split: ${outsideSplit.join(", ")}` : "";
       throw new UsageError(
         `Unknown task id${missing.length > 1 ? "s" : ""} for domain '${source.name}'${where}: ${missing.join(", ")}${hint}`,
