@@ -1,0 +1,69 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const dataDir = process.env.TAU_DATA_DIR;
+const repo = resolve(import.meta.dirname, "..", "..");
+
+function tau(args: string[], env: Record<string, string | undefined> = {}) {
+  return spawnSync(process.execPath, [join(repo, "bin", "tau.js"), ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
+}
+
+describe("tau CLI basics", () => {
+  it("rejects an unknown domain with one line and exit code 2", () => {
+    const result = tau(["tasks", "--domain", "nope", "--data-dir", dataDir ?? repo]);
+    expect(result.status).toBe(2);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^tau: (Unknown domain 'nope'|No benchmark data)/);
+  });
+
+  it("tells the user to run `tau data pull` when there is no data folder", () => {
+    const empty = mkdtempSync(join(tmpdir(), "tau-nodata-"));
+    const result = tau(["tasks", "--domain", "mock"], { TAU_DATA_DIR: empty });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("tau data pull");
+    expect(result.stderr).not.toContain("    at ");
+  });
+});
+
+describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
+  it("writes upstream's replay lines for mock, identical to the golden sample", () => {
+    const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), "mock.jsonl");
+    const result = tau(["replay", "--domain", "mock", "--output", out, "--data-dir", dataDir!]);
+    expect(result.status, result.stderr).toBe(0);
+    const golden = readFileSync(join(dataDir!, "..", "golden-sample", "mock.jsonl"), "utf8");
+    expect(readFileSync(out, "utf8")).toBe(golden);
+  });
+
+  it("filters by split and task ids, and names unknown ids", () => {
+    const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), "one.jsonl");
+    const ok = tau([
+      "replay",
+      "--domain",
+      "mock",
+      "--split",
+      "base",
+      "--task-ids",
+      "update_task_1",
+      "--output",
+      out,
+    ]);
+    expect(ok.status, ok.stderr).toBe(0);
+    const lines = readFileSync(out, "utf8").trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!).id).toBe("update_task_1");
+    const bad = tau(["replay", "--domain", "mock", "--task-ids", "update_task_1,ghost", "--output", out]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+    expect(bad.stderr).toMatch(/^tau: Unknown task id.*ghost/);
+    const split = tau(["replay", "--domain", "mock", "--split", "test", "--output", out]);
+    expect(split.status).toBe(2);
+    expect(split.stderr).toMatch(/^tau: Unknown split 'test'.*base/);
+  });
+});
