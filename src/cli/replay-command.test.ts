@@ -64,6 +64,6 @@ describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
     expect(bad.stderr).toMatch(/^tau: Unknown task id.*ghost/);
     const split = tau(["replay", "--domain", "mock", "--split", "test", "--output", out]);
     expect(split.status).toBe(2);
-    expect(split.stderr).toMatch(/^tau: Unknown split 'test'.*base/);
+    expect(split.stderr).toMatch(/^tau: Unknown (task )?split 'test'.*base/);
   });
 });
