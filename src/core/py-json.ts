@@ -79,23 +79,49 @@ export function pyFloatRepr(x: number): string {
 /** Python's `format(x, ".Nf")`: correctly rounded from the exact binary value, ties to even. */
 export function pyFixed(x: number, digits: number): string {
   if (!Number.isFinite(x)) return pyFloatRepr(x);
-  const scale = 2 ** (digits + 1);
   const abs = Math.abs(x);
-  const scaled = abs * scale;
-  // An exact tie needs x = odd / 2^(digits+1); toFixed rounds those away from zero.
-  if (Number.isInteger(scaled) && scaled % 2 === 1 && abs < 2 ** 40) {
-    const lo = (abs - 1 / scale).toFixed(digits);
-    const hi = (abs + 1 / scale).toFixed(digits);
-    const lastLo = Number(lo[lo.length - 1]);
-    const chosen = lastLo % 2 === 0 ? lo : hi;
-    return (x < 0 ? "-" : "") + chosen;
+  // toFixed is exact except on ties (it rounds them away from zero), past 1e21
+  // (exponent notation) and on -0 (sign dropped). A tie at `digits` decimals
+  // needs x·2^(digits+1) to be an integer, so only those take the slow path.
+  if (abs < 1e21 && !Object.is(x, -0) && !Number.isInteger(abs * 2 ** (digits + 1))) {
+    return x.toFixed(digits);
   }
-  return x.toFixed(digits);
+  return exactFixed(x, digits);
 }
 
-/** Python's `round(x, n)` for floats. */
+/** Decimal rounding of the exact binary value of a finite double, ties to even (CPython's dtoa mode 3). */
+function exactFixed(x: number, digits: number): string {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const high = view.getUint32(0);
+  const negative = high >>> 31 === 1;
+  const biasedExponent = (high >>> 20) & 0x7ff;
+  let mantissa = (BigInt(high & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  let exponent = -1074;
+  if (biasedExponent !== 0) {
+    mantissa |= 1n << 52n;
+    exponent = biasedExponent - 1075;
+  }
+  // |x| = mantissa · 2^exponent; round |x|·10^digits to an integer.
+  let numerator = mantissa * 10n ** BigInt(digits);
+  let denominator = 1n;
+  if (exponent >= 0) numerator <<= BigInt(exponent);
+  else denominator <<= BigInt(-exponent);
+  let quotient = numerator / denominator;
+  const twiceRemainder = 2n * (numerator - quotient * denominator);
+  if (twiceRemainder > denominator || (twiceRemainder === denominator && (quotient & 1n) === 1n)) quotient++;
+  let text = quotient.toString();
+  if (digits > 0) {
+    text = text.padStart(digits + 1, "0");
+    text = `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+  }
+  return (negative ? "-" : "") + text;
+}
+
+/** Python's `round(x, n)` for floats: the exactly rounded decimal, read back as the nearest double. */
 export function pyRound(x: number, digits: number): number {
-  return Number(pyFixed(x, digits));
+  if (!Number.isFinite(x)) return x;
+  return Number(exactFixed(x, digits));
 }
 
 // ---------------------------------------------------------------------------
@@ -127,6 +153,9 @@ export function pyRepr(value: unknown): string {
   return String(value);
 }
 
+// Python's str.isprintable() is false for these categories (space excepted).
+const NOT_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+
 /** Python `repr(str)`: single quotes unless the text has a single quote and no double quote. */
 export function pyStringRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
@@ -137,9 +166,11 @@ export function pyStringRepr(s: string): string {
     else if (ch === "\n") out += "\\n";
     else if (ch === "\r") out += "\\r";
     else if (ch === "\t") out += "\\t";
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
-    else if (cp >= 0x80 && cp < 0xa0) out += `\\x${cp.toString(16).padStart(2, "0")}`;
-    else out += ch;
+    else if (cp < 0x7f && cp >= 0x20) out += ch;
+    else if (!NOT_PRINTABLE.test(ch)) out += ch;
+    else if (cp < 0x100) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, "0")}`;
+    else out += `\\U${cp.toString(16).padStart(8, "0")}`;
   }
   return out + quote;
 }
@@ -321,6 +352,17 @@ class Parser {
     throw new PyJsonSyntaxError(`${message}: line ${line} column ${column} (char ${this.pos})`, this.pos);
   }
 
+  /** Steps over a comma; CPython 3.13 reports a comma followed by the closing bracket at the comma. */
+  rejectTrailingComma(closing: number, kind: "array" | "object"): void {
+    const comma = this.pos;
+    this.pos++;
+    this.skipWs();
+    if (this.text.charCodeAt(this.pos) === closing) {
+      this.pos = comma;
+      this.fail(`Illegal trailing comma before end of ${kind}`);
+    }
+  }
+
   skipWs(): void {
     const t = this.text;
     let p = this.pos;
@@ -372,7 +414,9 @@ class Parser {
     let isFloat = false;
     if (t.charCodeAt(p) === 0x2d) p++;
     const intStart = p;
-    while (p < t.length && t.charCodeAt(p) >= 0x30 && t.charCodeAt(p) <= 0x39) p++;
+    // Like Python's number pattern, a leading 0 ends the integer part ("01" is 0 then extra data).
+    if (t.charCodeAt(p) === 0x30) p++;
+    else while (p < t.length && t.charCodeAt(p) >= 0x30 && t.charCodeAt(p) <= 0x39) p++;
     if (p === intStart) {
       this.pos = start;
       this.fail("Expecting value");
@@ -455,7 +499,7 @@ class Parser {
           case "u": {
             const hex = t.slice(p, p + 4);
             if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
-              this.pos = p;
+              this.pos = p - 1;
               this.fail("Invalid \\uXXXX escape");
             }
             out += String.fromCharCode(Number.parseInt(hex, 16));
@@ -463,7 +507,7 @@ class Parser {
             break;
           }
           default:
-            this.pos = p - 1;
+            this.pos = p - 2;
             this.fail("Invalid \\escape");
         }
         continue;
@@ -489,7 +533,7 @@ class Parser {
       this.skipWs();
       const c = this.text.charCodeAt(this.pos);
       if (c === 0x2c) {
-        this.pos++;
+        this.rejectTrailingComma(0x5d, "array");
         continue;
       }
       if (c === 0x5d) {
@@ -526,7 +570,7 @@ class Parser {
       this.skipWs();
       const c = this.text.charCodeAt(this.pos);
       if (c === 0x2c) {
-        this.pos++;
+        this.rejectTrailingComma(0x7d, "object");
         continue;
       }
       if (c === 0x7d) {
