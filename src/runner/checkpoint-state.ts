@@ -1,0 +1,90 @@
+/**
+ * What a checkpoint says about a run: its latest `run` record, the union of
+ * its tasks, and per key the simulation that counts. A finished simulation
+ * wins over an infrastructure error of the same key; among finished ones the
+ * first wins (a duplicate is ignored, as upstream skips duplicate keys).
+ */
+import type { SimulationRun } from "../core/simulation.ts";
+import type { Task } from "../core/task.ts";
+import { keyOf, type RunRecord, readCheckpoint } from "./checkpoint.ts";
+
+/** A simulation without its transcript and policy: what metrics and summaries need. */
+export type SlimSimulation = SimulationRun;
+
+/** Drops the parts of a simulation that only a transcript view needs (bounded memory). */
+export function slimSimulation(simulation: SimulationRun): SlimSimulation {
+  const { policy: _policy, ...rest } = simulation;
+  return { ...rest, messages: [] };
+}
+
+/** The state of a run as read from its checkpoint. */
+export interface CheckpointState {
+  /** The latest run record (null for an empty file). */
+  run: RunRecord | null;
+  /** Every task ever part of the run, first-seen order; later definitions replace earlier ones. */
+  tasks: Map<string, Task>;
+  /** Per key, the simulation that counts, in the order the winners were written. */
+  simulations: Map<string, SlimSimulation>;
+  /** Line number of the winning record per key (to fetch the full record later). */
+  lines: Map<string, number>;
+  /** Line number of a torn last line that was skipped, or null. */
+  tornLine: number | null;
+  /** Number of duplicate finished simulations that were ignored. */
+  duplicates: number;
+}
+
+/** Reads a checkpoint into a {@link CheckpointState}; with `keep` the full simulations are kept too. */
+export async function loadCheckpointState(
+  path: string,
+  options: { full?: boolean } = {},
+): Promise<CheckpointState> {
+  const state: CheckpointState = {
+    run: null,
+    tasks: new Map(),
+    simulations: new Map(),
+    lines: new Map(),
+    tornLine: null,
+    duplicates: 0,
+  };
+  for await (const { record, lineNumber } of readCheckpoint(path, (line) => {
+    state.tornLine = line;
+  })) {
+    switch (record.kind) {
+      case "run":
+        state.run = record;
+        for (const task of record.tasks) state.tasks.set(task.id, task);
+        break;
+      case "simulation": {
+        const simulation = record.simulation;
+        const key = keyOf(simulation);
+        const existing = state.simulations.get(key);
+        const isInfra = simulation.termination_reason === "infrastructure_error";
+        if (existing && existing.termination_reason !== "infrastructure_error") {
+          if (!isInfra) state.duplicates++;
+          break;
+        }
+        // Re-insert so iteration order follows the winning record's position.
+        state.simulations.delete(key);
+        state.simulations.set(key, options.full ? simulation : slimSimulation(simulation));
+        state.lines.set(key, lineNumber);
+        break;
+      }
+      default: {
+        const never: never = record;
+        throw new Error(`unhandled checkpoint record ${String(never)}`);
+      }
+    }
+  }
+  return state;
+}
+
+/** The full simulations behind the given line numbers, in file order (second pass, for export and views). */
+export async function readSimulationsAt(
+  path: string,
+  lineNumbers: ReadonlySet<number>,
+): Promise<SimulationRun[]> {
+  const out: SimulationRun[] = [];
+  for await (const { record, lineNumber } of readCheckpoint(path))
+    if (record.kind === "simulation" && lineNumbers.has(lineNumber)) out.push(record.simulation);
+  return out;
+}

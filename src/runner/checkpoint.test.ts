@@ -1,0 +1,158 @@
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FileFormatError } from "../core/errors.ts";
+import { SimulationRun } from "../core/simulation.ts";
+import {
+  CheckpointWriter,
+  checkpointPathFor,
+  keyOf,
+  readCheckpoint,
+  repairTornTail,
+  type SimulationRecord,
+  simulationKey,
+} from "./checkpoint.ts";
+import { loadCheckpointState, readSimulationsAt } from "./checkpoint-state.ts";
+
+const fixture = join(import.meta.dirname, "fixtures", "checkpoint-v1.jsonl");
+const tempDir = () => mkdtempSync(join(tmpdir(), "tau-checkpoint-"));
+
+function simulationRecord(
+  trial: number,
+  taskId: string,
+  seed: number,
+  reward: number | null,
+): SimulationRecord {
+  return {
+    kind: "simulation",
+    version: 1,
+    simulation: SimulationRun.parse({
+      id: `sim-${trial}-${taskId}-${reward}`,
+      task_id: taskId,
+      start_time: "2026-12-01T00:00:00.000000",
+      end_time: "2026-12-01T00:00:01.000000",
+      duration: 1.5,
+      termination_reason: reward === null ? "infrastructure_error" : "user_stop",
+      reward_info: reward === null ? null : { reward },
+      trial,
+      seed,
+      policy: "long policy text",
+      messages: reward === null ? [] : [{ role: "assistant", content: "hello" }],
+    }),
+  };
+}
+
+describe("checkpoint format v1 fixture", () => {
+  it("keeps loading", async () => {
+    const state = await loadCheckpointState(fixture);
+    expect(state.run?.fingerprint.agent).toBe("replay");
+    expect(state.run?.seeds).toEqual([626729, 373753]);
+    expect([...state.tasks.keys()]).toEqual(["fixture_task"]);
+    expect(state.simulations.size).toBe(2);
+    const done = state.simulations.get(simulationKey(0, "fixture_task", 626729))!;
+    expect(done.reward_info?.reward).toBe(1);
+    expect(done.messages).toEqual([]); // slimmed for memory
+    expect(state.simulations.get(simulationKey(1, "fixture_task", 373753))?.termination_reason).toBe(
+      "infrastructure_error",
+    );
+  });
+  it("gives back full simulations by line", async () => {
+    const state = await loadCheckpointState(fixture);
+    const full = await readSimulationsAt(fixture, new Set(state.lines.values()));
+    expect(full.map((s) => s.messages.length)).toEqual([5, 0]);
+  });
+});
+
+describe("CheckpointWriter", () => {
+  it("appends concurrently without interleaving and every line parses", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    const writer = await CheckpointWriter.open(path);
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => writer.append(simulationRecord(0, `t${i}`, 1, 1))),
+    );
+    await writer.close();
+    const lines = readFileSync(path, "utf8").split("\n");
+    expect(lines).toHaveLength(51);
+    expect(lines[50]).toBe("");
+    const state = await loadCheckpointState(path);
+    expect(state.simulations.size).toBe(50);
+  });
+
+  it("ignores a torn last line and cuts it before the next append", async () => {
+    const dir = tempDir();
+    const path = join(dir, "run.jsonl");
+    copyFileSync(fixture, path);
+    appendFileSync(path, '{"kind": "simulation", "version": 1, "simulation": {"id": "x", "task_');
+    const state = await loadCheckpointState(path);
+    expect(state.tornLine).toBe(4);
+    expect(state.simulations.size).toBe(2);
+    const writer = await CheckpointWriter.open(path);
+    await writer.append(simulationRecord(1, "fixture_task", 373753, 1));
+    await writer.close();
+    expect(readFileSync(path, "utf8")).toBe(
+      `${readFileSync(fixture, "utf8")}${readFileSync(path, "utf8").split("\n")[3]}\n`,
+    );
+    const after = await loadCheckpointState(path);
+    expect(after.tornLine).toBeNull();
+    // The re-run replaced the infrastructure error.
+    expect(after.simulations.get(simulationKey(1, "fixture_task", 373753))?.reward_info?.reward).toBe(1);
+  });
+
+  it("treats a broken line in the middle as a format error naming the line", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    writeFileSync(
+      path,
+      `${readFileSync(fixture, "utf8").split("\n")[0]}\n{broken\n${readFileSync(fixture, "utf8").split("\n")[1]}\n`,
+    );
+    await expect(loadCheckpointState(path)).rejects.toThrow(/run\.jsonl: line 2: not valid JSON/);
+  });
+
+  it("rejects records from a newer format version", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    writeFileSync(path, '{"kind": "run", "version": 99}\n');
+    await expect(loadCheckpointState(path)).rejects.toBeInstanceOf(FileFormatError);
+    await expect(loadCheckpointState(path)).rejects.toThrow(/version 99 is not supported/);
+  });
+
+  it("names the failing field of a bad record", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    writeFileSync(path, '{"kind": "simulation", "version": 1, "simulation": {"id": 3}}\n');
+    await expect(loadCheckpointState(path)).rejects.toThrow(/line 1: simulation\.id/);
+  });
+});
+
+describe("checkpoint state rules", () => {
+  it("keeps the first finished simulation per key and prefers it over infrastructure errors", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    const writer = await CheckpointWriter.open(path);
+    await writer.append(simulationRecord(0, "a", 7, null));
+    await writer.append(simulationRecord(0, "a", 7, 0));
+    await writer.append(simulationRecord(0, "a", 7, 1)); // duplicate, ignored
+    await writer.append(simulationRecord(0, "a", 7, null)); // a later infra error never replaces a result
+    await writer.append(simulationRecord(0, "b", 7, null));
+    await writer.close();
+    const state = await loadCheckpointState(path);
+    expect(state.duplicates).toBe(1);
+    expect(state.simulations.get(simulationKey(0, "a", 7))?.reward_info?.reward).toBe(0);
+    expect(state.simulations.get(simulationKey(0, "b", 7))?.termination_reason).toBe("infrastructure_error");
+    expect(keyOf(state.simulations.get(simulationKey(0, "b", 7))!)).toBe(simulationKey(0, "b", 7));
+  });
+
+  it("streams records in file order", async () => {
+    const kinds: string[] = [];
+    for await (const { record } of readCheckpoint(fixture)) kinds.push(record.kind);
+    expect(kinds).toEqual(["run", "simulation", "simulation"]);
+  });
+
+  it("repairTornTail is a no-op on a clean file", () => {
+    const path = join(tempDir(), "run.jsonl");
+    copyFileSync(fixture, path);
+    expect(repairTornTail(path)).toBe(0);
+    expect(readFileSync(path, "utf8")).toBe(readFileSync(fixture, "utf8"));
+  });
+
+  it("derives the checkpoint path from a results path", () => {
+    expect(checkpointPathFor("runs/x/results.json")).toBe("runs/x/results.jsonl");
+  });
+});

@@ -1,0 +1,257 @@
+/**
+ * The crash-safe run log: one JSON line per record, appended and flushed to
+ * disk before a simulation is reported. A `run` record describes the run (the
+ * config fingerprint that resume checks, upstream's `info`, the tasks); each
+ * finished simulation is a `simulation` record. A torn last line (kill -9
+ * mid-write) is ignored and cut off before the next append.
+ *
+ * Records carry `version`; fixtures of every version stay in the tests.
+ */
+import {
+  createReadStream,
+  existsSync,
+  openSync,
+  closeSync,
+  fstatSync,
+  readSync,
+  ftruncateSync,
+} from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { z } from "zod";
+import { FileFormatError, formatIssuePath } from "../core/errors.ts";
+import { parsePyJson, pyDumps } from "../core/py-json.ts";
+import { SimulationRun } from "../core/simulation.ts";
+import { Task } from "../core/task.ts";
+
+/** The checkpoint format version this code writes. */
+export const CHECKPOINT_VERSION = 1;
+
+/** The settings that change what a simulation means; resuming with different ones is refused. */
+export const RunFingerprint = z.object({
+  domain: z.string(),
+  agent: z.string(),
+  user: z.string(),
+  agent_llm: z.string().nullable(),
+  user_llm: z.string().nullable(),
+  agent_llm_args: z.record(z.string(), z.any()),
+  user_llm_args: z.record(z.string(), z.any()),
+  /** `none` when NL assertions are not judged. */
+  judge_llm: z.string(),
+  judge_llm_args: z.record(z.string(), z.any()),
+  max_steps: z.number(),
+  max_errors: z.number(),
+  seed: z.number(),
+  solo_mode: z.boolean(),
+  enforce_communication_protocol: z.boolean(),
+});
+export type RunFingerprint = z.infer<typeof RunFingerprint>;
+
+/** Describes the run; written when a run starts and again when a resume adds trials or tasks. */
+export const RunRecord = z.object({
+  kind: z.literal("run"),
+  version: z.number().int(),
+  created_at: z.string(),
+  fingerprint: RunFingerprint,
+  num_trials: z.number().int(),
+  /** Trial seeds, index = trial. */
+  seeds: z.array(z.number()),
+  /** Upstream's results `info` (spec §10.2), stored as written. */
+  info: z.record(z.string(), z.any()),
+  /** Every task of the run (normalised, as upstream embeds them). */
+  tasks: z.array(Task),
+  /** The command that resumes this run. */
+  resume_command: z.string().nullable().default(null),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+/** One finished simulation (an `infrastructure_error` placeholder included). */
+export const SimulationRecord = z.object({
+  kind: z.literal("simulation"),
+  version: z.number().int(),
+  simulation: SimulationRun,
+});
+export type SimulationRecord = z.infer<typeof SimulationRecord>;
+
+/** Any checkpoint line. */
+export const CheckpointRecord = z.discriminatedUnion("kind", [RunRecord, SimulationRecord]);
+export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
+
+/** Identity of one unit of work: upstream's resume key `(trial, task_id, seed)`. */
+export function simulationKey(trial: number, taskId: string, seed: number): string {
+  return `${trial}\u0000${taskId}\u0000${seed}`;
+}
+
+/** The key of a stored simulation. */
+export function keyOf(simulation: Pick<SimulationRun, "trial" | "task_id" | "seed">): string {
+  return simulationKey(simulation.trial ?? 0, simulation.task_id, simulation.seed ?? 0);
+}
+
+/** The checkpoint path for a results path (`x.json` → `x.jsonl`). */
+export function checkpointPathFor(resultsPath: string): string {
+  return resultsPath.endsWith(".json") ? `${resultsPath}l` : `${resultsPath}.jsonl`;
+}
+
+/** What {@link readCheckpoint} yields for each line. */
+export interface CheckpointLine {
+  record: CheckpointRecord;
+  lineNumber: number;
+}
+
+/** Parses one checkpoint line; older versions are upgraded here. */
+export function parseCheckpointLine(path: string, lineNumber: number, text: string): CheckpointRecord {
+  let raw: unknown;
+  try {
+    raw = parsePyJson(text);
+  } catch (error) {
+    throw new FileFormatError(path, `line ${lineNumber}: not valid JSON (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+  const version =
+    raw && typeof raw === "object" && "version" in raw ? (raw as { version: unknown }).version : 0;
+  if (typeof version !== "number" || version < 1 || version > CHECKPOINT_VERSION) {
+    throw new FileFormatError(
+      path,
+      `line ${lineNumber}: checkpoint record version ${String(version)} is not supported (this taubench reads 1..${CHECKPOINT_VERSION})`,
+    );
+  }
+  const result = CheckpointRecord.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new FileFormatError(path, `line ${lineNumber}: ${formatIssuePath(issue.path)}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+/**
+ * Streams a checkpoint's records in file order. A last line without its
+ * newline that does not parse is a torn write and is skipped; `onTorn` hears of it.
+ */
+export async function* readCheckpoint(
+  path: string,
+  onTorn?: (lineNumber: number) => void,
+): AsyncGenerator<CheckpointLine> {
+  const endsWithNewline = lastByte(path) === 0x0a;
+  const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
+  let pending: { text: string; lineNumber: number } | null = null;
+  let lineNumber = 0;
+  for await (const text of lines) {
+    lineNumber++;
+    if (pending)
+      yield {
+        record: parseCheckpointLine(path, pending.lineNumber, pending.text),
+        lineNumber: pending.lineNumber,
+      };
+    pending = text.trim() === "" ? null : { text, lineNumber };
+  }
+  if (pending) {
+    try {
+      yield {
+        record: parseCheckpointLine(path, pending.lineNumber, pending.text),
+        lineNumber: pending.lineNumber,
+      };
+    } catch (error) {
+      if (endsWithNewline || !(error instanceof FileFormatError)) throw error;
+      onTorn?.(pending.lineNumber);
+    }
+  }
+}
+
+function lastByte(path: string): number | null {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return null;
+    const buffer = Buffer.alloc(1);
+    readSync(fd, buffer, 0, 1, size - 1);
+    return buffer[0]!;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Cuts a torn tail (bytes after the last newline) so the next append starts on a fresh line. */
+export function repairTornTail(path: string): number {
+  if (!existsSync(path)) return 0;
+  const fd = openSync(path, "r+");
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return 0;
+    const chunk = 64 * 1024;
+    let end = size;
+    const buffer = Buffer.alloc(chunk);
+    while (end > 0) {
+      const start = Math.max(0, end - chunk);
+      const read = readSync(fd, buffer, 0, end - start, start);
+      const index = buffer.subarray(0, read).lastIndexOf(0x0a);
+      if (index >= 0) {
+        const keep = start + index + 1;
+        if (keep < size) ftruncateSync(fd, keep);
+        return size - keep;
+      }
+      end = start;
+    }
+    ftruncateSync(fd, 0);
+    return size;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Appends records with group commit: concurrent appends share one write and
+ * one `fdatasync`; the returned promise resolves once the line is on disk.
+ */
+export class CheckpointWriter {
+  private handle: FileHandle | null = null;
+  private queue: { line: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private flushing: Promise<void> | null = null;
+
+  private constructor(readonly path: string) {}
+
+  /** Opens (creating) the file for appending, first cutting any torn tail. */
+  static async open(path: string): Promise<CheckpointWriter> {
+    repairTornTail(path);
+    const writer = new CheckpointWriter(path);
+    writer.handle = await open(path, "a");
+    return writer;
+  }
+
+  /** Appends one record; resolves when it is durable. */
+  append(record: CheckpointRecord): Promise<void> {
+    const line = `${pyDumps(record)}\n`;
+    return new Promise((resolve, reject) => {
+      this.queue.push({ line, resolve, reject });
+      if (!this.flushing) this.flushing = this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        if (!this.handle) throw new Error(`checkpoint ${this.path} is closed`);
+        await this.handle.appendFile(batch.map((item) => item.line).join(""), "utf8");
+        await this.handle.datasync();
+        for (const item of batch) item.resolve();
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+      }
+    }
+    this.flushing = null;
+  }
+
+  /** Waits for pending appends and closes the file. */
+  async close(): Promise<void> {
+    if (this.flushing) await this.flushing;
+    await this.handle?.close();
+    this.handle = null;
+  }
+}
+
+/** Serializes a record as its checkpoint line (without the newline); exported for fixtures and tools. */
+export function formatCheckpointLine(record: CheckpointRecord): string {
+  return pyDumps(record);
+}
