@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { SimulationRun } from "../core/simulation.ts";
+import { Task } from "../core/task.ts";
+import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const tasks = ["a", "b", "c"].map((id) => Task.parse({ id, user_scenario: { instructions: id } }));
+
+function finished(unit: WorkUnit, reward = 1): SimulationRun {
+  return SimulationRun.parse({
+    id: `${unit.trial}-${unit.task.id}`,
+    task_id: unit.task.id,
+    start_time: "s",
+    end_time: "e",
+    duration: 0.1,
+    termination_reason: "user_stop",
+    reward_info: { reward },
+  });
+}
+
+describe("planUnits", () => {
+  it("orders trial-major and carries the trial seed", () => {
+    const units = planUnits(tasks, [11, 22]);
+    expect(units.map((u) => `${u.trial}:${u.task.id}:${u.seed}`)).toEqual([
+      "0:a:11",
+      "0:b:11",
+      "0:c:11",
+      "1:a:22",
+      "1:b:22",
+      "1:c:22",
+    ]);
+  });
+});
+
+describe("runBatch", () => {
+  it("bounds concurrency and records every unit before reporting it", async () => {
+    const units = planUnits(tasks, [1, 2, 3, 4]);
+    let active = 0;
+    let peak = 0;
+    const recorded: string[] = [];
+    const reported: string[] = [];
+    const outcome = await runBatch({
+      units,
+      maxConcurrency: 3,
+      maxRetries: 0,
+      retryDelayMs: 0,
+      async runSimulation(unit) {
+        active++;
+        peak = Math.max(peak, active);
+        await sleep(2);
+        active--;
+        return finished(unit);
+      },
+      async record(simulation) {
+        await sleep(1);
+        recorded.push(simulation.id);
+      },
+      onFinished(simulation) {
+        expect(recorded).toContain(simulation.id);
+        reported.push(simulation.id);
+      },
+    });
+    expect(peak).toBe(3);
+    expect(outcome).toEqual({ recorded: 12, notRun: 0, interrupted: false });
+    expect(new Set(reported).size).toBe(12);
+  });
+
+  it("retries the whole simulation, then records an infrastructure error", async () => {
+    const attempts = new Map<string, number>();
+    const retries: number[] = [];
+    const results: SimulationRun[] = [];
+    await runBatch({
+      units: planUnits(tasks.slice(0, 2), [5]),
+      maxConcurrency: 2,
+      maxRetries: 3,
+      retryDelayMs: 1,
+      async runSimulation(unit) {
+        const n = (attempts.get(unit.task.id) ?? 0) + 1;
+        attempts.set(unit.task.id, n);
+        if (unit.task.id === "a" && n < 3) throw new Error("flaky");
+        if (unit.task.id === "b") throw new TypeError("always broken");
+        return finished(unit);
+      },
+      async record(simulation) {
+        results.push(simulation);
+      },
+      onRetry(_unit, attempt) {
+        retries.push(attempt);
+      },
+    });
+    expect(attempts.get("a")).toBe(3);
+    expect(attempts.get("b")).toBe(4);
+    const a = results.find((s) => s.task_id === "a")!;
+    expect(a.termination_reason).toBe("user_stop");
+    expect(a.seed).toBe(5);
+    const b = results.find((s) => s.task_id === "b")!;
+    expect(b.termination_reason).toBe("infrastructure_error");
+    expect(b.reward_info).toBeNull();
+    expect(b.messages).toEqual([]);
+    expect(b.info).toMatchObject({
+      error: "always broken",
+      error_type: "TypeError",
+      failed_after_attempts: 4,
+    });
+    expect(retries.sort()).toEqual([1, 1, 2, 2, 3]);
+  });
+
+  it("on abort starts nothing new, abandons in-flight work and keeps what finished", async () => {
+    const controller = new AbortController();
+    const recorded: string[] = [];
+    let started = 0;
+    const outcome = await runBatch({
+      units: planUnits(tasks, [1, 2, 3]),
+      maxConcurrency: 2,
+      maxRetries: 3,
+      retryDelayMs: 0,
+      signal: controller.signal,
+      async runSimulation(unit, signal) {
+        started++;
+        if (started === 4) setTimeout(() => controller.abort(), 5);
+        await sleep(started <= 3 ? 1 : 50);
+        signal.throwIfAborted();
+        return finished(unit);
+      },
+      async record(simulation) {
+        recorded.push(simulation.id);
+      },
+    });
+    expect(outcome.interrupted).toBe(true);
+    expect(recorded.length).toBeGreaterThanOrEqual(2);
+    expect(recorded.length).toBeLessThan(9);
+    expect(outcome.recorded).toBe(recorded.length);
+    expect(outcome.notRun).toBe(9 - recorded.length);
+    expect(started).toBeLessThan(9);
+  });
+
+  it("stops and throws when the checkpoint cannot be written", async () => {
+    await expect(
+      runBatch({
+        units: planUnits(tasks, [1]),
+        maxConcurrency: 1,
+        maxRetries: 0,
+        retryDelayMs: 0,
+        runSimulation: async (unit) => finished(unit),
+        record: async () => {
+          throw new Error("disk full");
+        },
+      }),
+    ).rejects.toThrow("disk full");
+  });
+});

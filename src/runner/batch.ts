@@ -1,0 +1,165 @@
+/**
+ * Runs the units of a run with bounded concurrency: each simulation is retried
+ * from scratch on an exception (upstream's `run_with_retry`, P6), then recorded
+ * as an `infrastructure_error` placeholder. A result is made durable (recorded)
+ * before it is reported. Aborting stops new work and abandons what is in flight.
+ */
+import { randomUUID } from "node:crypto";
+import { nowIso } from "../core/messages.ts";
+import type { SimulationRun } from "../core/simulation.ts";
+import type { Task } from "../core/task.ts";
+
+/** One simulation to run: upstream's work unit `(trial, task, seed)`. */
+export interface WorkUnit {
+  trial: number;
+  task: Task;
+  seed: number;
+}
+
+/** Units in upstream's order: trial-major, tasks in selection order. */
+export function planUnits(tasks: readonly Task[], seeds: readonly number[]): WorkUnit[] {
+  return seeds.flatMap((seed, trial) => tasks.map((task) => ({ trial, task, seed })));
+}
+
+/** Upstream's placeholder for a simulation that kept failing (spec §11.3). */
+export function infrastructureErrorSimulation(
+  unit: WorkUnit,
+  error: unknown,
+  attempts: number,
+): SimulationRun {
+  const now = nowIso();
+  const err = error instanceof Error ? error : new Error(String(error));
+  return {
+    id: randomUUID(),
+    task_id: unit.task.id,
+    timestamp: now,
+    start_time: now,
+    end_time: now,
+    duration: 0,
+    termination_reason: "infrastructure_error",
+    agent_cost: null,
+    user_cost: null,
+    reward_info: null,
+    messages: [],
+    trial: unit.trial,
+    seed: unit.seed,
+    mode: "half_duplex",
+    info: {
+      error: err.message,
+      error_type: err.name,
+      error_traceback: err.stack ?? null,
+      failed_after_attempts: attempts,
+    },
+  };
+}
+
+/** Settings and hooks of {@link runBatch}. */
+export interface BatchOptions {
+  units: readonly WorkUnit[];
+  /** Simulations in flight at once. */
+  maxConcurrency: number;
+  /** Extra attempts after the first (upstream `--max-retries`, default 3). */
+  maxRetries: number;
+  /** Pause between attempts (upstream `--retry-delay`, fixed, no backoff). */
+  retryDelayMs: number;
+  /** Runs and grades one simulation; throws on upstream's exception cases. */
+  runSimulation(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun>;
+  /** Makes a finished simulation durable (the checkpoint append). */
+  record(simulation: SimulationRun): Promise<void>;
+  /** Called after {@link record} succeeded. */
+  onFinished?(simulation: SimulationRun, unit: WorkUnit): void;
+  onStart?(unit: WorkUnit): void;
+  /** Called before a retry; `attempt` is the number of failed attempts so far. */
+  onRetry?(unit: WorkUnit, attempt: number, error: unknown): void;
+  /** Stops the batch: no new units start, in-flight ones are abandoned (not recorded). */
+  signal?: AbortSignal;
+}
+
+/** How a batch ended. */
+export interface BatchOutcome {
+  /** Simulations recorded (infrastructure errors included). */
+  recorded: number;
+  /** Units that never started or were abandoned. */
+  notRun: number;
+  interrupted: boolean;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+
+/** Runs every unit; resolves when all are recorded, or soon after an abort. */
+export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
+  const controller = new AbortController();
+  const outer = options.signal;
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener("abort", onAbort, { once: true });
+  const signal = controller.signal;
+
+  let next = 0;
+  let recorded = 0;
+  const writes = new Set<Promise<void>>();
+  let writeError: unknown = null;
+
+  const runUnit = async (unit: WorkUnit): Promise<SimulationRun | null> => {
+    for (let attempt = 0; ; attempt++) {
+      if (signal.aborted) return null;
+      try {
+        const simulation = await options.runSimulation(unit, signal);
+        return { ...simulation, trial: unit.trial, seed: unit.seed };
+      } catch (error) {
+        if (signal.aborted) return null;
+        if (attempt >= options.maxRetries) return infrastructureErrorSimulation(unit, error, attempt + 1);
+        options.onRetry?.(unit, attempt + 1, error);
+        await sleep(options.retryDelayMs, signal);
+      }
+    }
+  };
+
+  const worker = async () => {
+    while (!signal.aborted && writeError === null && next < options.units.length) {
+      const unit = options.units[next++]!;
+      options.onStart?.(unit);
+      const simulation = await runUnit(unit);
+      if (simulation === null || writeError !== null) return;
+      // Once a result exists it is written even if an abort arrives meanwhile: finished work is kept.
+      const write = options.record(simulation).then(
+        () => {
+          recorded++;
+          options.onFinished?.(simulation, unit);
+        },
+        (error: unknown) => {
+          writeError ??= error;
+          controller.abort(error);
+        },
+      );
+      writes.add(write);
+      await write;
+      writes.delete(write);
+    }
+  };
+
+  const workers = Promise.all(Array.from({ length: Math.max(1, options.maxConcurrency) }, worker));
+  const aborted = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await Promise.race([workers, aborted]);
+  await Promise.allSettled([...writes]);
+  outer?.removeEventListener("abort", onAbort);
+  if (writeError !== null) throw writeError;
+  return {
+    recorded,
+    notRun: options.units.length - recorded,
+    interrupted: outer?.aborted ?? false,
+  };
+}
