@@ -1,0 +1,153 @@
+/** The registry of agents: names, metadata (solo mode, needs a model, task filter) and factories. */
+import { UsageError } from "../core/errors.ts";
+import type { Task } from "../core/task.ts";
+import type { ToolSchema } from "../env/toolkit.ts";
+import type { LlmClient } from "../llm/types.ts";
+import {
+  createGoldPlanAgent,
+  createLlmAgent,
+  createSoloAgent,
+  hasExpectedActions,
+  isSoloTask,
+} from "./llm-agent.ts";
+import { ReplayAgent } from "./replay-agent.ts";
+import { TextAgent } from "./text-agent.ts";
+import type { Agent } from "./types.ts";
+
+/** What a factory gets to build an agent for one episode. */
+export interface AgentContext {
+  domainName: string;
+  task: Task;
+  /** Agent tools (plus user tools in solo mode). */
+  tools: ToolSchema[];
+  policy: string;
+  soloMode: boolean;
+  llm: LlmClient | null;
+  llmArgs: Record<string, unknown>;
+}
+
+/** A registered agent. */
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** Build the environment in solo mode and pair with `dummy_user`. */
+  soloMode: boolean;
+  needsLlm: boolean;
+  /** Tasks the agent can run; others are skipped (upstream registry task filter). */
+  taskFilter?: (task: Task) => boolean;
+  create(ctx: AgentContext): Agent;
+}
+
+function requireLlm(name: string, ctx: AgentContext): LlmClient {
+  if (!ctx.llm) throw new UsageError(`Agent '${name}' needs a model: pass --agent-llm provider/model`);
+  return ctx.llm;
+}
+
+const definitions: AgentDefinition[] = [
+  {
+    name: "llm_agent",
+    description: "Function-calling LLM agent with the domain policy (the benchmark's agent)",
+    soloMode: false,
+    needsLlm: true,
+    create: (ctx) =>
+      createLlmAgent({
+        llm: requireLlm("llm_agent", ctx),
+        tools: ctx.tools,
+        policy: ctx.policy,
+        llmArgs: ctx.llmArgs,
+      }),
+  },
+  {
+    name: "llm_agent_gt",
+    description: "LLM agent that is also given the task's expected actions (oracle-plan ablation)",
+    soloMode: false,
+    needsLlm: true,
+    taskFilter: hasExpectedActions,
+    create: (ctx) =>
+      createGoldPlanAgent({
+        llm: requireLlm("llm_agent_gt", ctx),
+        tools: ctx.tools,
+        policy: ctx.policy,
+        task: ctx.task,
+        llmArgs: ctx.llmArgs,
+      }),
+  },
+  {
+    name: "llm_agent_solo",
+    description: "LLM agent that solves the task's ticket alone with agent and user tools (no-user ablation)",
+    soloMode: true,
+    needsLlm: true,
+    taskFilter: isSoloTask,
+    create: (ctx) =>
+      createSoloAgent({
+        llm: requireLlm("llm_agent_solo", ctx),
+        tools: ctx.tools,
+        policy: ctx.policy,
+        task: ctx.task,
+        llmArgs: ctx.llmArgs,
+      }),
+  },
+  {
+    name: "react",
+    description:
+      "Text-format ReAct agent (Thought + JSON Action, no function calling), as in the τ-bench paper",
+    soloMode: false,
+    needsLlm: true,
+    create: (ctx) =>
+      new TextAgent({
+        style: "react",
+        llm: requireLlm("react", ctx),
+        tools: ctx.tools,
+        policy: ctx.policy,
+        llmArgs: ctx.llmArgs,
+      }),
+  },
+  {
+    name: "act",
+    description: "Text-format Act agent (JSON Action only, no function calling), as in the τ-bench paper",
+    soloMode: false,
+    needsLlm: true,
+    create: (ctx) =>
+      new TextAgent({
+        style: "act",
+        llm: requireLlm("act", ctx),
+        tools: ctx.tools,
+        policy: ctx.policy,
+        llmArgs: ctx.llmArgs,
+      }),
+  },
+  {
+    name: "replay",
+    description: "Offline: performs the task's expected actions and states its communicate info (no model)",
+    soloMode: false,
+    needsLlm: false,
+    create: (ctx) => new ReplayAgent(ctx.task, { solo: false }),
+  },
+  {
+    name: "replay_solo",
+    description: "Offline, solo mode: performs all of the task's expected actions, then stops (no model)",
+    soloMode: true,
+    needsLlm: false,
+    taskFilter: isSoloTask,
+    create: (ctx) => new ReplayAgent(ctx.task, { solo: true }),
+  },
+];
+
+const byName = new Map(definitions.map((definition) => [definition.name, definition]));
+
+/** Names of the registered agents, in registration order. */
+export function agentNames(): string[] {
+  return [...byName.keys()];
+}
+
+/** The registry entry for a name; unknown names are a {@link UsageError} listing the known ones. */
+export function getAgentDefinition(name: string): AgentDefinition {
+  const definition = byName.get(name);
+  if (!definition) throw new UsageError(`Unknown agent '${name}'. Known agents: ${agentNames().join(", ")}`);
+  return definition;
+}
+
+/** Adds an agent (custom agents register themselves the same way as built-in ones). */
+export function registerAgent(definition: AgentDefinition): void {
+  byName.set(definition.name, definition);
+}

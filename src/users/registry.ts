@@ -1,0 +1,85 @@
+/** The registry of users: names, metadata and factories. */
+import { UsageError } from "../core/errors.ts";
+import type { Task } from "../core/task.ts";
+import type { ToolSchema } from "../env/toolkit.ts";
+import type { LlmClient } from "../llm/types.ts";
+import { DummyUser } from "./dummy-user.ts";
+import { renderUserScenario } from "./scenario.ts";
+import { ScriptedUser } from "./scripted-user.ts";
+import type { User } from "./types.ts";
+import { readGuidelines, UserSimulator } from "./user-simulator.ts";
+
+/** What a factory gets to build a user for one episode. */
+export interface UserContext {
+  domainName: string;
+  task: Task;
+  /** The user's tools, or null when the domain has none (or the task's list is empty). */
+  tools: ToolSchema[] | null;
+  /** The data folder's `user_simulator/` (guideline files). */
+  guidelinesDir: string;
+  llm: LlmClient | null;
+  llmArgs: Record<string, unknown>;
+}
+
+/** A registered user. */
+export interface UserDefinition {
+  name: string;
+  description: string;
+  needsLlm: boolean;
+  /** Only valid together with a solo agent (upstream `build_user` asserts this for `dummy_user`). */
+  requiresSoloAgent?: boolean;
+  create(ctx: UserContext): User;
+}
+
+const definitions: UserDefinition[] = [
+  {
+    name: "user_simulator",
+    description: "LLM customer following the task's scenario and upstream's guidelines",
+    needsLlm: true,
+    create: (ctx) => {
+      if (!ctx.llm)
+        throw new UsageError("User 'user_simulator' needs a model: pass --user-llm provider/model");
+      const hasTools = ctx.tools !== null && ctx.tools.length > 0;
+      return new UserSimulator({
+        llm: ctx.llm,
+        guidelines: readGuidelines(ctx.guidelinesDir, hasTools),
+        instructions: renderUserScenario(ctx.task.user_scenario),
+        tools: hasTools ? ctx.tools : null,
+        llmArgs: ctx.llmArgs,
+      });
+    },
+  },
+  {
+    name: "scripted",
+    description:
+      "Offline customer for the replay agent: states the reason for calling and does what it is asked",
+    needsLlm: false,
+    create: (ctx) => new ScriptedUser(ctx.task),
+  },
+  {
+    name: "dummy_user",
+    description: "Placeholder user for solo agents (never speaks)",
+    needsLlm: false,
+    requiresSoloAgent: true,
+    create: () => new DummyUser(),
+  },
+];
+
+const byName = new Map(definitions.map((definition) => [definition.name, definition]));
+
+/** Names of the registered users, in registration order. */
+export function userNames(): string[] {
+  return [...byName.keys()];
+}
+
+/** The registry entry for a name; unknown names are a {@link UsageError} listing the known ones. */
+export function getUserDefinition(name: string): UserDefinition {
+  const definition = byName.get(name);
+  if (!definition) throw new UsageError(`Unknown user '${name}'. Known users: ${userNames().join(", ")}`);
+  return definition;
+}
+
+/** Adds a user implementation to the registry. */
+export function registerUser(definition: UserDefinition): void {
+  byName.set(definition.name, definition);
+}

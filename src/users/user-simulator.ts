@@ -1,0 +1,200 @@
+/**
+ * The LLM user simulator (`user_simulator`, spec §4): the upstream guideline
+ * file plus the rendered scenario as system prompt, the conversation with
+ * roles flipped (the simulator speaks as `assistant`), optional user tools.
+ */
+import { join } from "node:path";
+import {
+  type Message,
+  hasTextContent,
+  nowIso,
+  type ToolCall,
+  type UserMessage,
+  userMessage,
+} from "../core/messages.ts";
+import { readText } from "../domains/files.ts";
+import type { ToolSchema } from "../env/toolkit.ts";
+import type { LlmClient, LlmMessage, LlmRequest } from "../llm/types.ts";
+import { UserError } from "./errors.ts";
+import type { User, UserInput } from "./types.ts";
+
+/** Guideline file used when the user has tools (mock, telecom). */
+export const GUIDELINES_WITH_TOOLS_FILE = "simulation_guidelines_tools.md";
+/** Guideline file used when the user has no tools (airline, retail). */
+export const GUIDELINES_FILE = "simulation_guidelines.md";
+
+/** Reads upstream's guideline text from the data folder's `user_simulator/` (never shipped with us). */
+export function readGuidelines(guidelinesDir: string, hasTools: boolean): string {
+  return readText(join(guidelinesDir, hasTools ? GUIDELINES_WITH_TOOLS_FILE : GUIDELINES_FILE));
+}
+
+/** Upstream `SYSTEM_PROMPT` of the user simulator. */
+export function userSystemPrompt(guidelines: string, instructions: string): string {
+  return `${guidelines}\n\n<scenario>\n${instructions}\n</scenario>`;
+}
+
+/** State of the simulator: its system prompt and the conversation from its side. */
+export interface UserSimulatorState {
+  systemPrompt: string;
+  messages: Message[];
+  /** Provider reasoning of the simulator's own replies, by index in `messages`. */
+  reasoning: Map<number, unknown>;
+}
+
+/** Messages an incoming user input adds to the state (spec §4.2 step 1). */
+export function expandUserInput(input: UserInput): Message[] {
+  switch (input.role) {
+    case "multi_tool":
+      return [...input.tool_messages];
+    case "tool":
+      return [input];
+    case "assistant":
+      return hasTextContent(input) || input.tool_calls !== null ? [input] : [];
+    default: {
+      const never: never = input;
+      throw new Error(`unknown user input ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * Upstream `UserState.flip_roles`: the simulator's messages become `assistant`
+ * turns, the agent's text becomes `user` turns, the user's tool results stay
+ * `tool` messages. An agent tool call or an agent-side tool result is an error.
+ */
+export function flipRoles(
+  messages: readonly Message[],
+  reasoning: ReadonlyMap<number, unknown> = new Map(),
+  userName = "user_simulator",
+): LlmMessage[] {
+  const out: LlmMessage[] = [];
+  const toolNames = new Map<string, string>();
+  messages.forEach((message, index) => {
+    switch (message.role) {
+      case "user": {
+        if (!hasTextContent(message) && message.tool_calls === null) {
+          throw new UserError(userName, `user message ${index} has neither content nor tool calls`);
+        }
+        for (const call of message.tool_calls ?? []) toolNames.set(call.id, call.name);
+        const stored = reasoning.get(index);
+        out.push({
+          role: "assistant",
+          content: message.content,
+          toolCalls: message.tool_calls,
+          ...(stored !== undefined ? { reasoning: stored } : {}),
+        });
+        break;
+      }
+      case "assistant":
+        if (message.tool_calls !== null) {
+          throw new UserError(userName, `agent tool calls cannot be shown to the user (message ${index})`);
+        }
+        if (!hasTextContent(message)) {
+          throw new UserError(userName, `agent message ${index} has neither content nor tool calls`);
+        }
+        out.push({ role: "user", content: message.content ?? "" });
+        break;
+      case "tool": {
+        if (message.requestor !== "user") {
+          throw new UserError(userName, `the agent's tool result ${index} cannot be shown to the user`);
+        }
+        const name = toolNames.get(message.id);
+        out.push({
+          role: "tool",
+          content: message.content ?? "",
+          toolCallId: message.id,
+          ...(name !== undefined ? { toolName: name } : {}),
+        });
+        break;
+      }
+      case "system":
+        throw new UserError(userName, `system message ${index} in the user's conversation`);
+      default: {
+        const never: never = message;
+        throw new UserError(userName, `unsupported message ${JSON.stringify(never)}`);
+      }
+    }
+  });
+  return out;
+}
+
+/** How an LLM user simulator is set up. */
+export interface UserSimulatorOptions {
+  llm: LlmClient;
+  /** Upstream guideline text (see {@link readGuidelines}). */
+  guidelines: string;
+  /** The rendered scenario (`renderUserScenario(task.user_scenario)`). */
+  instructions: string;
+  /** The user's tools, or null when the user has none. */
+  tools: ToolSchema[] | null;
+  llmArgs?: Record<string, unknown>;
+}
+
+/** An LLM playing the customer. */
+export class UserSimulator implements User<UserSimulatorState> {
+  readonly name = "user_simulator";
+  readonly systemPrompt: string;
+  readonly tools: ToolSchema[] | null;
+  private readonly llm: LlmClient;
+  private llmArgs: Record<string, unknown>;
+
+  constructor(options: UserSimulatorOptions) {
+    this.llm = options.llm;
+    this.tools = options.tools;
+    this.systemPrompt = userSystemPrompt(options.guidelines, options.instructions);
+    this.llmArgs = { ...(options.llmArgs ?? {}) };
+  }
+
+  /** The provider arguments the next call will use (seed included once set). */
+  get args(): Readonly<Record<string, unknown>> {
+    return this.llmArgs;
+  }
+
+  initState(history: readonly Message[]): UserSimulatorState {
+    return { systemPrompt: this.systemPrompt, messages: [...history], reasoning: new Map() };
+  }
+
+  /** The request the next turn sends, given the state after the input was added. */
+  buildRequest(state: UserSimulatorState, signal?: AbortSignal): LlmRequest {
+    return {
+      messages: [
+        { role: "system", content: state.systemPrompt },
+        ...flipRoles(state.messages, state.reasoning, this.name),
+      ],
+      ...(this.tools && this.tools.length > 0 ? { tools: this.tools } : {}),
+      args: { ...this.llmArgs },
+      callName: "user",
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  async generate(
+    input: UserInput,
+    state: UserSimulatorState,
+    signal?: AbortSignal,
+  ): Promise<{ message: UserMessage; state: UserSimulatorState }> {
+    const messages = [...state.messages, ...expandUserInput(input)];
+    const next: UserSimulatorState = { ...state, messages, reasoning: new Map(state.reasoning) };
+    const response = await this.llm.generate(this.buildRequest(next, signal));
+    const toolCalls: ToolCall[] | null =
+      response.toolCalls && response.toolCalls.length > 0
+        ? response.toolCalls.map((call) => ({ ...call, requestor: "user" as const }))
+        : null;
+    // Upstream copies content, cost, usage and raw data, but not the generation time.
+    const message = userMessage({
+      content: response.content,
+      tool_calls: toolCalls,
+      timestamp: nowIso(),
+      cost: response.costUsd,
+      usage: response.usage,
+      raw_data: response.raw ?? null,
+    });
+    if (response.reasoning !== undefined) next.reasoning.set(messages.length, response.reasoning);
+    messages.push(message);
+    return { message, state: next };
+  }
+
+  setSeed(seed: number): void {
+    this.llmArgs = { ...this.llmArgs, seed };
+  }
+}
