@@ -1,6 +1,8 @@
 /** The registry of domains, and loading them once per data folder per process. */
 import { UsageError } from "../core/errors.ts";
+import { airlineDomain } from "./airline/index.ts";
 import { mockDomain } from "./mock/index.ts";
+import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
 import type { Domain, DomainDefinition } from "./types.ts";
 
 const definitions = new Map<string, DomainDefinition>();
@@ -11,6 +13,9 @@ export function registerDomain(definition: DomainDefinition): void {
 }
 
 registerDomain(mockDomain);
+registerDomain(telecomDomain);
+registerDomain(telecomWorkflowDomain);
+registerDomain(airlineDomain);
 
 /** Names of the registered domains, in registration order. */
 export function domainNames(): string[] {

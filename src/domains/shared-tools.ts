@@ -1,5 +1,7 @@
 /** Tools every domain shares. */
-import { param, type ToolDef } from "../env/toolkit.ts";
+import { pyTypeName } from "../env/model.ts";
+import { param, PyTypeError, type ToolDef } from "../env/toolkit.ts";
+import { CALCULATE_CHARACTERS, PythonArithmeticError, pythonCalculate } from "./python-arithmetic.ts";
 
 /** `transfer_to_human_agents`: no checks, no state change (common.md §11). */
 export const transferToHumanAgents: ToolDef = {
@@ -11,4 +13,35 @@ export const transferToHumanAgents: ToolDef = {
     "resolved with the policy and the available tools.",
   params: [param("summary", { type: "string" }, "A summary of the user's issue.")],
   run: () => "Transfer successful",
+};
+
+/** `calculate` (retail and airline): Python arithmetic rounded to 2 decimals (retail.md §calculate). */
+export const calculate: ToolDef = {
+  name: "calculate",
+  kind: "generic",
+  description: "Evaluate an arithmetic expression and return the result.",
+  params: [
+    param(
+      "expression",
+      { type: "string" },
+      "The expression to evaluate, such as '2 + 2'. Only numbers, the operators +, -, *, /, " +
+        "parentheses and spaces may appear.",
+    ),
+  ],
+  run: (_context, args) => {
+    const expression = args.expression;
+    if (typeof expression !== "string") {
+      // Upstream checks `char in allowed` for each element before calling eval on the argument.
+      if (!Array.isArray(expression))
+        throw new PyTypeError(`'${pyTypeName(expression)}' object is not iterable`);
+      for (const item of expression) {
+        if (typeof item !== "string")
+          throw new PyTypeError(`'in <string>' requires string as left operand, not ${pyTypeName(item)}`);
+        if (!CALCULATE_CHARACTERS.includes(item))
+          throw new PythonArithmeticError("Invalid characters in expression");
+      }
+      throw new PyTypeError("eval() arg 1 must be a string, bytes or code object");
+    }
+    return pythonCalculate(expression);
+  },
 };

@@ -120,7 +120,8 @@ export class ModelValidationError extends Error {
   }
 }
 
-function pyTypeName(value: unknown): string {
+/** Python's type name for a JSON-ish value (`str`, `int`, `float`, `NoneType`, …), as error texts show it. */
+export function pyTypeName(value: unknown): string {
   if (value === null || value === undefined) return "NoneType";
   if (typeof value === "string") return "str";
   if (typeof value === "boolean") return "bool";
@@ -283,6 +284,9 @@ export function validate<T = unknown>(ty: Ty, value: unknown, title?: string): T
  */
 export function dumpTyped(ty: Ty, value: unknown): PyValue {
   if (value === null || value === undefined) return null;
+  // A tool may assign an unvalidated value to a field (pydantic does not validate assignment);
+  // pydantic then dumps the value as it is, and so do we.
+  if (!fitsKind(ty, value)) return value as PyValue;
   switch (ty.kind) {
     case "float":
       return typeof value === "number" && Number.isInteger(value) ? new PyFloat(value) : (value as PyValue);
@@ -332,6 +336,38 @@ function mapEntries(value: unknown): Iterable<[string, unknown]> {
   return Object.entries(value as Record<string, unknown>);
 }
 
+/**
+ * Whether a value has the JavaScript shape its type stores (a cheap check,
+ * not validation): false for values a tool assigned without validation,
+ * such as a float argument written to an int field.
+ */
+function fitsKind(ty: Ty, value: unknown): boolean {
+  switch (ty.kind) {
+    case "str":
+    case "date":
+    case "datetime":
+    case "literal":
+      return typeof value === "string";
+    case "int":
+      return typeof value === "number" && Number.isInteger(value);
+    case "float":
+      return typeof value === "number";
+    case "bool":
+      return typeof value === "boolean";
+    case "list":
+      return Array.isArray(value);
+    case "model":
+    case "union":
+      return typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat);
+    case "dict":
+    case "optional":
+    case "any":
+      return true;
+    default:
+      return assertNever(ty);
+  }
+}
+
 /** Cache of sorted-key serializations for frozen (shared, never mutated) objects. */
 const sortedCache = new WeakMap<object, string>();
 /** Objects known to be frozen for caching purposes (Maps cannot be `Object.freeze`d). */
@@ -364,6 +400,7 @@ export function isFrozenValue(value: unknown): boolean {
  */
 export function serializeSorted(ty: Ty, value: unknown): string {
   if (value === null || value === undefined) return "null";
+  if (!fitsKind(ty, value)) return pyDumps(value, { sortKeys: true });
   switch (ty.kind) {
     case "float":
       return pyJsonNumber(value as number, true);

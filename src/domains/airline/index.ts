@@ -1,0 +1,46 @@
+/**
+ * The `airline` domain: flight reservations (specs/airline.md). Agent tools
+ * only; the simulated user has none, and solo mode is refused as upstream does.
+ */
+import { join } from "node:path";
+import { UsageError } from "../../core/errors.ts";
+import type { Task, TaskSplits } from "../../core/task.ts";
+import { Environment } from "../../env/environment.ts";
+import { Toolkit } from "../../env/toolkit.ts";
+import { readDb, readSplits, readTasks, readText } from "../files.ts";
+import type { Domain, DomainDefinition } from "../types.ts";
+import { type AirlineRoot, FlightDb } from "./model.ts";
+import { airlineTools } from "./tools.ts";
+
+/** Loads the airline domain from `<dataDir>/domains/airline`. */
+function load(dataDir: string): Domain {
+  const dir = join(dataDir, "domains", "airline");
+  const baseDb = readDb<AirlineRoot>(join(dir, "db.json"), FlightDb);
+  let tasks: Task[] | undefined;
+  let splits: TaskSplits | undefined;
+  let policyText: string | undefined;
+  const policy = () => (policyText ??= readText(join(dir, "policy.md")));
+  return {
+    name: "airline",
+    supportsSolo: false,
+    hasUserTools: false,
+    makeEnvironment: (options = {}) => {
+      if (options.soloMode) throw new UsageError("Airline domain does not support solo mode");
+      return new Environment({
+        domainName: "airline",
+        policy: policy(),
+        tools: new Toolkit("AirlineTools", airlineTools, [], baseDb.fork()),
+      });
+    },
+    tasks: () => (tasks ??= readTasks(join(dir, "tasks.json"))),
+    splits: () => (splits ??= readSplits(join(dir, "split_tasks.json"))),
+    policy,
+  };
+}
+
+/** Registry entry of the airline domain. */
+export const airlineDomain: DomainDefinition = {
+  name: "airline",
+  description: "Airline customer service: book, change and cancel flight reservations (50 tasks).",
+  load,
+};
