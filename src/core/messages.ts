@@ -24,8 +24,9 @@ export type ToolCall = z.infer<typeof ToolCall>;
 /** Token usage of one LLM call; the cache fields are taubench additions (absent upstream). */
 export const Usage = z
   .object({
-    prompt_tokens: PyNumber.default(0),
+    // Upstream writes completion_tokens first; zod emits keys in shape order.
     completion_tokens: PyNumber.default(0),
+    prompt_tokens: PyNumber.default(0),
     cache_read_tokens: PyNumber.optional(),
     cache_write_tokens: PyNumber.optional(),
     reasoning_tokens: PyNumber.optional(),

@@ -1,0 +1,178 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { FileFormatError } from "./errors.ts";
+import { PyFloat, parsePyJson, pyDumps } from "./py-json.ts";
+import {
+  packageVersion,
+  RESULTS_FORMAT_VERSION,
+  type Results,
+  readResultsFile,
+  resultsLayout,
+  serializeResults,
+  writeResultsFile,
+} from "./results.ts";
+
+const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
+const upstreamFile = join(fixtures, "results-upstream.json");
+const dirLayout = join(fixtures, "results-dir");
+
+const scratch: string[] = [];
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "taubench-results-"));
+  scratch.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes `text` to a fresh file and returns the one-line error readResultsFile gives for it. */
+function errorFor(text: string): string {
+  const file = join(scratchDir(), "results.json");
+  writeFileSync(file, text);
+  try {
+    readResultsFile(file);
+  } catch (error) {
+    expect(error).toBeInstanceOf(FileFormatError);
+    const message = (error as Error).message;
+    expect(message.startsWith(`${file}: `)).toBe(true);
+    expect(message).not.toContain("\n");
+    return message.slice(file.length + 2);
+  }
+  throw new Error("expected a FileFormatError");
+}
+
+/** The fixture as Python JSON (floats kept), to derive variants from. */
+function upstreamJson(): { [key: string]: any } {
+  return parsePyJson(readFileSync(upstreamFile, "utf8")) as { [key: string]: any };
+}
+
+describe("results file format", () => {
+  it("reads upstream's monolithic file and writes it back byte for byte", () => {
+    const bytes = readFileSync(upstreamFile, "utf8");
+    const results = readResultsFile(upstreamFile);
+    expect(results.simulations.map((s) => s.termination_reason)).toEqual([
+      "user_stop",
+      "max_steps",
+      "infrastructure_error",
+    ]);
+    expect(results.tasks.map((t) => t.id)).toEqual(["refund_lamp_1", "resume_chat"]);
+    expect(serializeResults(results)).toBe(bytes);
+  });
+
+  it("keeps float-typed fields and PyFloat tool arguments as floats", () => {
+    const results = readResultsFile(upstreamFile);
+    const success = results.simulations[0]!;
+    const call = success.messages[2]!;
+    expect(call.role).toBe("assistant");
+    const quantity = call.role === "assistant" ? call.tool_calls?.[0]?.arguments.quantity : undefined;
+    expect(quantity).toBeInstanceOf(PyFloat);
+    const text = serializeResults(results);
+    expect(text).toContain('"reward": 1.0,');
+    expect(text).toContain('"quantity": 2.0');
+    expect(text).toContain('"duration": 4.0,');
+    expect(text).toContain('"cost": 0.0,');
+    expect(text).toContain('"temperature": 0.0');
+    // Non-ASCII is escaped like json.dump's default.
+    expect(text).toContain("\\u2014");
+  });
+
+  it("round-trips what it writes (read(write(x)) equals x)", () => {
+    const original = readResultsFile(upstreamFile);
+    const stamped: Results = {
+      ...original,
+      info: {
+        ...original.info,
+        taubench: {
+          format_version: RESULTS_FORMAT_VERSION,
+          version: "0.1.0",
+          git_commit: null,
+          prompt_hash: "abc",
+        },
+      },
+    };
+    const file = join(scratchDir(), "out", "results.json");
+    writeResultsFile(file, stamped);
+    const again = readResultsFile(file);
+    expect(again).toEqual(stamped);
+    expect(readFileSync(file, "utf8")).toBe(serializeResults(stamped));
+    // The stamp sits last in info, so upstream's own fields keep their positions.
+    const info = JSON.parse(readFileSync(file, "utf8")).info;
+    expect(Object.keys(info).at(-1)).toBe("taubench");
+  });
+
+  it("reads the dir layout and checks its index", () => {
+    expect(resultsLayout(dirLayout).format).toBe("dir");
+    expect(resultsLayout(join(dirLayout, "results.json")).format).toBe("dir");
+    expect(resultsLayout(upstreamFile).format).toBe("json");
+    const fromDir = readResultsFile(dirLayout);
+    const monolithic = readResultsFile(upstreamFile);
+    // Files are read in name order; the fixture's ids sort in completion order.
+    expect(fromDir.simulations).toEqual(monolithic.simulations);
+    expect(fromDir.simulation_index?.map((e) => e.reward)).toEqual([1, 0, null]);
+
+    const broken = join(scratchDir(), "run");
+    cpSync(dirLayout, broken, { recursive: true });
+    rmSync(join(broken, "simulations", "0b5c1e0e-2222-4c1a-9d55-000000000002.json"));
+    writeFileSync(
+      join(broken, "simulations", "stray.json"),
+      readFileSync(join(dirLayout, "simulations", "0b5c1e0e-3333-4c1a-9d55-000000000003.json")),
+    );
+    expect(() => readResultsFile(broken)).toThrow(
+      /integrity check failed: missing simulation files: 0b5c1e0e-2222-4c1a-9d55-000000000002; simulation files not in the index: stray/,
+    );
+  });
+
+  it("writes the dir layout so that it reads back equal", () => {
+    const results = readResultsFile(upstreamFile);
+    const dir = scratchDir();
+    writeResultsFile(dir, results, { format: "dir" });
+    const again = readResultsFile(dir);
+    expect(again.simulations).toEqual(results.simulations);
+    expect(again.simulation_index?.map((e) => e.id)).toEqual(results.simulations.map((s) => s.id));
+    expect(again.info).toEqual(results.info);
+  });
+
+  it("names the file and the field for malformed input", () => {
+    expect(errorFor("{not json")).toMatch(
+      /^invalid JSON: Expecting property name enclosed in double quotes: line 1 column 2 \(char 1\)$/,
+    );
+    expect(errorFor("[]")).toBe("(root): expected a JSON object");
+
+    const badReason = upstreamJson();
+    badReason.simulations[1].termination_reason = "gave_up";
+    expect(errorFor(pyDumps(badReason))).toMatch(/^simulations\[1\]\.termination_reason: Invalid option/);
+
+    const badType = upstreamJson();
+    badType.simulations[0].duration = "six";
+    expect(errorFor(pyDumps(badType))).toMatch(/^simulations\[0\]\.duration: .*number/);
+
+    const missing = upstreamJson();
+    delete missing.info.environment_info.policy;
+    expect(errorFor(pyDumps(missing))).toBe("info.environment_info.policy: missing required field");
+
+    const badMessage = upstreamJson();
+    badMessage.simulations[0].messages[3].role = "robot";
+    expect(errorFor(pyDumps(badMessage))).toMatch(/^simulations\[0\]\.messages\[3\]/);
+
+    expect(() => readResultsFile(join(scratchDir(), "absent.json"))).toThrow(/absent\.json: file not found/);
+  });
+
+  it("drops unknown keys like pydantic and tolerates the dir format's format_version", () => {
+    const extra = upstreamJson();
+    extra.tasks[0].annotations = { note: "airline-style extra" };
+    extra.format_version = 2;
+    const file = join(scratchDir(), "results.json");
+    writeFileSync(file, pyDumps(extra));
+    const results = readResultsFile(file);
+    expect("annotations" in results.tasks[0]!).toBe(false);
+    expect(serializeResults(results)).toBe(readFileSync(upstreamFile, "utf8"));
+  });
+
+  it("knows its own version", () => {
+    expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});

@@ -1,0 +1,600 @@
+/**
+ * The results file (upstream `Results`, spec §10): zod schemas that read
+ * upstream's monolithic `results.json` and its dir layout unchanged, and a
+ * writer that produces the bytes upstream's checkpoint writer produces
+ * (`json.dump(model_dump(), indent=2)`: ASCII escaping, Python float repr,
+ * pydantic field order, float-typed fields printed as floats).
+ */
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { z } from "zod";
+import { FileFormatError, formatIssuePath } from "./errors.ts";
+import { PyNumber } from "./messages.ts";
+import { PyFloat, type PyValue, PyJsonSyntaxError, parsePyJson, pyDumps, pyFloat } from "./py-json.ts";
+import { SimulationRun } from "./simulation.ts";
+import { Task } from "./task.ts";
+
+/** Version of the taubench additions (`info.taubench`); the rest of the file is upstream's format. */
+export const RESULTS_FORMAT_VERSION = 1;
+
+const PyInt = z.preprocess((v) => (v instanceof PyFloat ? v.value : v), z.number().int());
+const FreeDict = z.record(z.string(), z.any());
+
+/** Who played the user (upstream `UserInfo`). */
+export const UserInfo = z.object({
+  implementation: z.string(),
+  llm: z.string().nullable().default(null),
+  llm_args: FreeDict.nullable().default(null),
+  global_simulation_guidelines: z.string().nullable().default(null),
+  voice_settings: z.any().default(null),
+  persona_config: z.any().default(null),
+});
+export type UserInfo = z.infer<typeof UserInfo>;
+
+/** Who played the agent (upstream `AgentInfo`). */
+export const AgentInfo = z.object({
+  implementation: z.string(),
+  llm: z.string().nullable().default(null),
+  llm_args: FreeDict.nullable().default(null),
+  voice_settings: z.any().default(null),
+});
+export type AgentInfo = z.infer<typeof AgentInfo>;
+
+/** The domain and the policy the agent saw (upstream `EnvironmentInfo`). */
+export const EnvironmentInfo = z.object({
+  domain_name: z.string(),
+  policy: z.string(),
+  tool_defs: z.any().default(null),
+});
+export type EnvironmentInfo = z.infer<typeof EnvironmentInfo>;
+
+/** taubench's own stamp inside `info` (upstream ignores unknown keys): versions, commit, prompt hashes. */
+export const TaubenchInfo = z
+  .object({
+    format_version: PyInt,
+    version: z.string(),
+    git_commit: z.string().nullable().default(null),
+  })
+  .passthrough();
+export type TaubenchInfo = z.infer<typeof TaubenchInfo>;
+
+/** Upstream's default `text_streaming_config`, present in every text-mode file. */
+export const DEFAULT_TEXT_STREAMING_CONFIG = { chunk_by: "words", chunk_size: 1 } as const;
+
+/** Run metadata (upstream `Info`, spec §10.2). */
+export const Info = z.object({
+  git_commit: z.string(),
+  num_trials: PyInt,
+  max_steps: PyInt,
+  max_errors: PyInt,
+  user_info: UserInfo,
+  agent_info: AgentInfo,
+  environment_info: EnvironmentInfo,
+  seed: PyInt.nullable().default(null),
+  text_streaming_config: FreeDict.nullable().default(() => ({ ...DEFAULT_TEXT_STREAMING_CONFIG })),
+  speech_complexity: z.any().default(null),
+  audio_native_config: z.any().default(null),
+  retrieval_config: z.string().nullable().default(null),
+  retrieval_config_kwargs: FreeDict.nullable().default(null),
+  taubench: TaubenchInfo.optional(),
+});
+export type Info = z.infer<typeof Info>;
+
+/** One line of the dir layout's `simulation_index`. */
+export const SimulationIndexEntry = z.object({
+  id: z.string(),
+  task_id: z.union([z.string(), PyInt]),
+  trial: PyInt,
+  reward: PyNumber.nullable().default(null),
+  termination_reason: z.string().nullable().default(null),
+  agent_cost: PyNumber.nullable().default(null),
+  duration: PyNumber.nullable().default(null),
+});
+export type SimulationIndexEntry = z.infer<typeof SimulationIndexEntry>;
+
+/** A whole results file (upstream `Results`). */
+export const Results = z.object({
+  timestamp: z.string().nullable().default(null),
+  info: Info,
+  tasks: z.array(Task),
+  simulations: z.array(SimulationRun).default([]),
+  simulation_index: z.array(SimulationIndexEntry).nullable().default(null),
+});
+export type Results = z.infer<typeof Results>;
+
+// ---------------------------------------------------------------------------
+// Dumping in upstream's field order
+
+type Convert = (value: unknown) => unknown;
+/** A model field: name, how to dump its value, value when absent (default null), omit when absent. */
+type Field = readonly [name: string, convert?: Convert, fallback?: unknown, omitWhenAbsent?: boolean];
+
+const asIs: Convert = (value) => value;
+const float: Convert = (value) => {
+  if (value === null || value === undefined || value instanceof PyFloat) return value ?? null;
+  return typeof value === "number" ? pyFloat(value) : value;
+};
+const listOf =
+  (convert: Convert): Convert =>
+  (value) =>
+    Array.isArray(value) ? value.map(convert) : (value ?? null);
+const floatDict: Convert = (value) => {
+  if (value === null || value === undefined) return null;
+  return new Map(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, float(v)]));
+};
+
+function model(fields: readonly Field[], keepExtras = false): Convert {
+  const known = new Set(fields.map(([name]) => name));
+  return (value) => {
+    if (value === null || value === undefined) return null;
+    const source = value as Record<string, unknown>;
+    const out = new Map<string, unknown>();
+    for (const [name, convert = asIs, fallback = null, omitWhenAbsent = false] of fields) {
+      const item = source[name];
+      if (item === undefined) {
+        if (!omitWhenAbsent) out.set(name, structuredCloneable(fallback));
+        continue;
+      }
+      out.set(name, convert(item));
+    }
+    if (keepExtras) {
+      for (const [name, item] of Object.entries(source)) if (!known.has(name)) out.set(name, item);
+    }
+    return out;
+  };
+}
+
+// Fallback objects are shared constants; give each dump its own copy.
+function structuredCloneable(value: unknown): unknown {
+  return value !== null && typeof value === "object" ? structuredClone(value) : value;
+}
+
+const toolCall = model([
+  ["id", asIs, ""],
+  ["name"],
+  ["arguments", asIs, {}],
+  ["requestor", asIs, "assistant"],
+]);
+
+// Upstream's usage dict lists completion_tokens first; taubench's extra counters follow.
+const usage: Convert = (value) => {
+  if (value === null || value === undefined) return null;
+  const source = value as Record<string, unknown>;
+  const out = new Map<string, unknown>();
+  for (const name of ["completion_tokens", "prompt_tokens"]) if (name in source) out.set(name, source[name]);
+  for (const [name, item] of Object.entries(source))
+    if (!out.has(name) && item !== undefined) out.set(name, item);
+  return out;
+};
+
+const participantMessage = model([
+  ["role"],
+  ["content"],
+  ["tool_calls", listOf(toolCall)],
+  ["is_audio", asIs, false],
+  ["turn_idx"],
+  ["timestamp"],
+  ["cost", float],
+  ["usage", usage],
+  ["raw_data"],
+  ["generation_time_seconds", float],
+  ["audio_format"],
+  ["audio_path"],
+  ["audio_script_gold"],
+  ["speech_effects"],
+  ["source_effects"],
+  ["channel_effects"],
+  ["turn_taking_action"],
+  ["utterance_ids"],
+  ["chunk_id"],
+  ["is_final_chunk", asIs, true],
+  ["source"],
+  ["contains_speech", asIs, true],
+]);
+const toolMessage = model([
+  ["id", asIs, ""],
+  ["role"],
+  ["content"],
+  ["requestor", asIs, "assistant"],
+  ["error", asIs, false],
+  ["turn_idx"],
+  ["timestamp"],
+]);
+const systemMessage = model([["role"], ["content"], ["turn_idx"], ["timestamp"]]);
+
+/** One trajectory message as upstream dumps it (voice fields with their defaults). */
+export function messageToPy(message: { role: "assistant" | "user" | "tool" | "system" }): PyValue {
+  const role = message.role;
+  switch (role) {
+    case "assistant":
+    case "user":
+      return participantMessage(message) as PyValue;
+    case "tool":
+      return toolMessage(message) as PyValue;
+    case "system":
+      return systemMessage(message) as PyValue;
+    default: {
+      const unreachable: never = role;
+      throw new TypeError(`unknown message role ${String(unreachable)}`);
+    }
+  }
+}
+const message: Convert = (value) => messageToPy(value as { role: "assistant" });
+
+const action = model([
+  ["action_id"],
+  ["requestor", asIs, "assistant"],
+  ["name"],
+  ["arguments", asIs, {}],
+  ["info"],
+  ["compare_args"],
+]);
+const envFunctionCall = model([["env_type"], ["func_name"], ["arguments", asIs, {}]]);
+const envAssertion = model([
+  ["env_type"],
+  ["func_name"],
+  ["arguments", asIs, {}],
+  ["assert_value", asIs, true],
+  ["message"],
+]);
+
+const taskDump = model([
+  ["id"],
+  ["description", model([["purpose"], ["relevant_policies"], ["notes"]])],
+  [
+    "user_scenario",
+    model([
+      ["persona"],
+      [
+        "instructions",
+        (value) =>
+          typeof value === "string"
+            ? value
+            : model([
+                ["domain"],
+                ["reason_for_call"],
+                ["known_info"],
+                ["unknown_info"],
+                ["task_instructions"],
+              ])(value),
+      ],
+    ]),
+  ],
+  ["ticket"],
+  [
+    "initial_state",
+    model([
+      ["initialization_data", model([["agent_data"], ["user_data"]])],
+      ["initialization_actions", listOf(envFunctionCall)],
+      ["message_history", listOf(message)],
+    ]),
+  ],
+  [
+    "evaluation_criteria",
+    model([
+      ["actions", listOf(action)],
+      ["env_assertions", listOf(envAssertion)],
+      ["communicate_info"],
+      ["nl_assertions"],
+      ["reward_basis", asIs, ["DB", "COMMUNICATE"]],
+    ]),
+  ],
+  [
+    "issues",
+    listOf(
+      model([
+        ["id"],
+        ["title"],
+        ["description"],
+        ["status", asIs, "open"],
+        ["resolution"],
+        ["created_at"],
+        ["resolved_at"],
+        ["author_email"],
+        ["pr_link"],
+        ["simulation_file"],
+      ]),
+    ),
+  ],
+  ["required_documents"],
+  ["user_tools"],
+]);
+
+/** A task as upstream dumps a validated `Task` (defaults filled, nulls explicit). */
+export function taskToPy(task: Task): PyValue {
+  return taskDump(task) as PyValue;
+}
+
+const rewardInfo = model([
+  ["reward", float],
+  ["db_check", model([["db_match"], ["db_reward", float]])],
+  ["env_assertions", listOf(model([["env_assertion", envAssertion], ["met"], ["reward", float]]))],
+  [
+    "action_checks",
+    listOf(model([["action", action], ["action_match"], ["action_reward", float], ["tool_type"]])),
+  ],
+  ["nl_assertions", listOf(model([["nl_assertion"], ["met"], ["justification"]]))],
+  ["communicate_checks", listOf(model([["info"], ["met"], ["justification"]]))],
+  ["reward_basis"],
+  ["reward_breakdown", floatDict],
+  ["info"],
+]);
+
+const simulationDump = model(
+  [
+    ["id"],
+    ["task_id"],
+    ["timestamp"],
+    ["start_time"],
+    ["end_time"],
+    ["duration", float],
+    ["termination_reason"],
+    ["agent_cost", float],
+    ["user_cost", float],
+    ["agent_usage"],
+    ["reward_info", rewardInfo],
+    ["messages", listOf(message)],
+    ["ticks"],
+    ["trial"],
+    ["seed"],
+    ["mode", asIs, "half_duplex"],
+    ["speech_environment"],
+    ["review"],
+    ["user_only_review"],
+    ["info"],
+    ["auth_classification"],
+    ["hallucination_retries_used", asIs, 0],
+    ["hallucination_check"],
+    ["provider_session_id"],
+    ["policy"],
+    ["effect_timeline"],
+  ],
+  true,
+);
+
+/** A simulation as upstream's `model_dump()` lays it out (for results files and JSONL records). */
+export function simulationToPy(simulation: SimulationRun): PyValue {
+  return simulationDump(simulation) as PyValue;
+}
+
+const infoDump = model([
+  ["git_commit"],
+  ["num_trials"],
+  ["max_steps"],
+  ["max_errors"],
+  [
+    "user_info",
+    model([
+      ["implementation"],
+      ["llm"],
+      ["llm_args"],
+      ["global_simulation_guidelines"],
+      ["voice_settings"],
+      ["persona_config"],
+    ]),
+  ],
+  ["agent_info", model([["implementation"], ["llm"], ["llm_args"], ["voice_settings"]])],
+  ["environment_info", model([["domain_name"], ["policy"], ["tool_defs"]])],
+  ["seed"],
+  ["text_streaming_config", asIs, DEFAULT_TEXT_STREAMING_CONFIG],
+  ["speech_complexity"],
+  ["audio_native_config"],
+  ["retrieval_config"],
+  ["retrieval_config_kwargs"],
+  ["taubench", asIs, undefined, true],
+]);
+
+/** Run metadata in upstream's field order, taubench's stamp last. */
+export function infoToPy(info: Info): PyValue {
+  return infoDump(info) as PyValue;
+}
+
+const indexEntry = model([
+  ["id"],
+  ["task_id"],
+  ["trial"],
+  ["reward", float],
+  ["termination_reason"],
+  ["agent_cost", float],
+  ["duration", float],
+]);
+
+/** The whole file as a Python-JSON value (upstream key order, floats boxed). */
+export function resultsToPy(results: Results): PyValue {
+  return new Map<string, unknown>([
+    ["timestamp", results.timestamp ?? null],
+    ["info", infoToPy(results.info)],
+    ["tasks", results.tasks.map(taskToPy)],
+    ["simulations", results.simulations.map(simulationToPy)],
+    ["simulation_index", listOf(indexEntry)(results.simulation_index)],
+  ]) as PyValue;
+}
+
+/** The monolithic file text, byte-identical to upstream's `json.dump(..., indent=2)` (no trailing newline). */
+export function serializeResults(results: Results): string {
+  return pyDumps(resultsToPy(results), { indent: 2 });
+}
+
+/** Builds the dir layout's index from the simulations (upstream `_build_simulation_index`). */
+export function buildSimulationIndex(simulations: readonly SimulationRun[]): SimulationIndexEntry[] {
+  return simulations.map((simulation) => ({
+    id: simulation.id,
+    task_id: simulation.task_id,
+    trial: simulation.trial ?? 0,
+    reward: simulation.reward_info?.reward ?? null,
+    termination_reason: simulation.termination_reason,
+    agent_cost: simulation.agent_cost,
+    duration: simulation.duration,
+  }));
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+/** Where the parts of a results file live; `dir` when a `simulations/` folder sits beside it. */
+export interface ResultsLayout {
+  format: "json" | "dir";
+  metadataPath: string;
+  simulationsDir: string;
+}
+
+/** Upstream's format detection: a directory, or a file with a sibling `simulations/` folder, is dir format. */
+export function resultsLayout(path: string): ResultsLayout {
+  if (isDirectory(path)) {
+    return {
+      format: "dir",
+      metadataPath: join(path, "results.json"),
+      simulationsDir: join(path, "simulations"),
+    };
+  }
+  const simulationsDir = join(dirname(path), "simulations");
+  return { format: isDirectory(simulationsDir) ? "dir" : "json", metadataPath: path, simulationsDir };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function readJson(path: string): PyValue {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new FileFormatError(path, code === "ENOENT" ? "file not found" : `cannot read (${code})`, {
+      cause: error,
+    });
+  }
+  try {
+    return parsePyJson(text);
+  } catch (error) {
+    if (error instanceof PyJsonSyntaxError) {
+      throw new FileFormatError(path, `invalid JSON: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Validates with a schema; the error is one line naming the file and the field path. */
+export function parseOrThrow<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  value: unknown,
+  prefix = "",
+): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = formatIssuePath([...(prefix ? [prefix] : []), ...issue.path]);
+  const detail = /received undefined$/.test(issue.message)
+    ? "missing required field"
+    : issue.message.replace(/\s+/g, " ");
+  throw new FileFormatError(path, `${where}: ${detail}`);
+}
+
+/**
+ * Reads an upstream (or taubench-written) results file in either layout.
+ * Malformed input is a {@link FileFormatError} naming the file and the field.
+ */
+export function readResultsFile(path: string): Results {
+  const layout = resultsLayout(path);
+  const raw = readJson(layout.metadataPath);
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || raw instanceof Map) {
+    throw new FileFormatError(layout.metadataPath, "(root): expected a JSON object");
+  }
+  if (layout.format === "json") return parseOrThrow(layout.metadataPath, Results, raw);
+
+  const meta = { ...(raw as Record<string, PyValue>) };
+  delete meta.format_version;
+  const files = existsSync(layout.simulationsDir)
+    ? readdirSync(layout.simulationsDir)
+        .filter((name) => name.endsWith(".json"))
+        .sort()
+    : [];
+  const simulations = files.map((name) => {
+    const file = join(layout.simulationsDir, name);
+    return parseOrThrow(file, SimulationRun, readJson(file));
+  });
+  const results = parseOrThrow(layout.metadataPath, Results, { ...meta, simulations: [] });
+  if (results.simulation_index !== null) {
+    const indexed = new Set(results.simulation_index.map((entry) => entry.id));
+    const onDisk = new Set(files.map((name) => name.slice(0, -".json".length)));
+    const missing = [...indexed].filter((id) => !onDisk.has(id)).sort();
+    const extra = [...onDisk].filter((id) => !indexed.has(id)).sort();
+    const problems = [
+      ...(missing.length ? [`missing simulation files: ${missing.join(", ")}`] : []),
+      ...(extra.length ? [`simulation files not in the index: ${extra.join(", ")}`] : []),
+    ];
+    if (problems.length) {
+      throw new FileFormatError(
+        layout.metadataPath,
+        `dir format integrity check failed: ${problems.join("; ")}`,
+      );
+    }
+  }
+  return { ...results, simulations };
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+
+function writeAtomically(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  writeFileSync(temporary, text, "utf8");
+  renameSync(temporary, path);
+}
+
+/** Options of {@link writeResultsFile}. */
+export interface WriteResultsOptions {
+  /** `json` (default): one monolithic file; `dir`: metadata plus `simulations/<id>.json`. */
+  format?: "json" | "dir";
+}
+
+/**
+ * Writes a results file atomically (temporary file + rename). The dir layout
+ * writes every simulation first and the metadata (with its index) last, so a
+ * reader never sees an index naming a missing file.
+ */
+export function writeResultsFile(path: string, results: Results, options: WriteResultsOptions = {}): void {
+  if ((options.format ?? "json") === "json") {
+    writeAtomically(path, serializeResults(results));
+    return;
+  }
+  const layout = isDirectory(path)
+    ? { metadataPath: join(path, "results.json"), simulationsDir: join(path, "simulations") }
+    : { metadataPath: path, simulationsDir: join(dirname(path), "simulations") };
+  mkdirSync(layout.simulationsDir, { recursive: true });
+  for (const simulation of results.simulations) {
+    writeAtomically(
+      join(layout.simulationsDir, `${simulation.id}.json`),
+      pyDumps(simulationToPy(simulation), { indent: 2 }),
+    );
+  }
+  const meta = new Map(
+    resultsToPy({ ...results, simulation_index: buildSimulationIndex(results.simulations) }) as Map<
+      string,
+      unknown
+    >,
+  );
+  meta.delete("simulations");
+  writeAtomically(layout.metadataPath, pyDumps(meta, { indent: 2 }));
+}
+
+/** taubench's package version, read from package.json next to the sources. */
+export function packageVersion(): string {
+  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
+}
