@@ -2,6 +2,7 @@
 import { UsageError } from "../core/errors.ts";
 import { airlineDomain } from "./airline/index.ts";
 import { mockDomain } from "./mock/index.ts";
+import { retailDomain } from "./retail/index.ts";
 import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
 import type { Domain, DomainDefinition } from "./types.ts";
 
@@ -16,6 +17,7 @@ registerDomain(mockDomain);
 registerDomain(telecomDomain);
 registerDomain(telecomWorkflowDomain);
 registerDomain(airlineDomain);
+registerDomain(retailDomain);
 
 /** Names of the registered domains, in registration order. */
 export function domainNames(): string[] {

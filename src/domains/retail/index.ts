@@ -1,0 +1,71 @@
+/**
+ * The `retail` domain: online-store customer service — orders, returns and
+ * exchanges (specs/retail.md). Agent tools only; the simulated user has none,
+ * and solo mode is refused as upstream does.
+ */
+import { join } from "node:path";
+import { FileFormatError, UsageError } from "../../core/errors.ts";
+import type { Task, TaskSplits } from "../../core/task.ts";
+import { DbState } from "../../env/db-state.ts";
+import { Environment } from "../../env/environment.ts";
+import { ModelValidationError, validate } from "../../env/model.ts";
+import { Toolkit } from "../../env/toolkit.ts";
+import { readPyJson, readSplits, readTasks, readText } from "../files.ts";
+import type { Domain, DomainDefinition } from "../types.ts";
+import { type OrderRecord, RetailDb, RetailDbFile, type RetailRoot, storedFloat } from "./data-model.ts";
+import { retailTools } from "./tools.ts";
+
+/**
+ * Reads `db.json`: validated with the float-typed file model, then stored
+ * with the one `any` field boxed (see `Order` in data-model.ts).
+ */
+function readRetailDb(path: string): DbState<RetailRoot> {
+  const raw = readPyJson(path, { maps: true });
+  let value: Record<string, unknown>;
+  try {
+    value = validate<Record<string, unknown>>(RetailDbFile, raw);
+  } catch (error) {
+    if (error instanceof ModelValidationError) {
+      throw new FileFormatError(path, error.message.split("\n").slice(0, 3).join(" "), { cause: error });
+    }
+    throw error;
+  }
+  for (const order of (value.orders as Map<string, OrderRecord>).values()) {
+    const difference = order.exchange_price_difference;
+    if (typeof difference === "number") order.exchange_price_difference = storedFloat(difference);
+  }
+  return DbState.fromValidated<RetailRoot>(RetailDb, value);
+}
+
+/** Loads the retail domain from `<dataDir>/domains/retail` (the DB is parsed once, forked per episode). */
+function load(dataDir: string): Domain {
+  const dir = join(dataDir, "domains", "retail");
+  const baseDb = readRetailDb(join(dir, "db.json"));
+  let tasks: Task[] | undefined;
+  let splits: TaskSplits | undefined;
+  let policyText: string | undefined;
+  const policy = () => (policyText ??= readText(join(dir, "policy.md")));
+  return {
+    name: "retail",
+    supportsSolo: false,
+    hasUserTools: false,
+    makeEnvironment: (options = {}) => {
+      if (options.soloMode) throw new UsageError("Retail domain does not support solo mode");
+      return new Environment({
+        domainName: "retail",
+        policy: policy(),
+        tools: new Toolkit("RetailTools", retailTools, [], baseDb.fork()),
+      });
+    },
+    tasks: () => (tasks ??= readTasks(join(dir, "tasks.json"))),
+    splits: () => (splits ??= readSplits(join(dir, "split_tasks.json"))),
+    policy,
+  };
+}
+
+/** Registry entry of the retail domain. */
+export const retailDomain: DomainDefinition = {
+  name: "retail",
+  description: "Online-store customer service: cancel, modify, return and exchange orders (114 tasks).",
+  load,
+};

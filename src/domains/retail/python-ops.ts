@@ -1,0 +1,99 @@
+/**
+ * Python built-ins as upstream's retail tools apply them to unvalidated
+ * arguments (`x in dict`, `len`, iteration, `list.count`, `sorted`,
+ * `str.lower`), with CPython's error texts for the wrong types a model may send.
+ */
+import { PyFloat, pyEquals } from "../../core/py-json.ts";
+import { AttributeError } from "../../env/db-state.ts";
+import { PyTypeError } from "../../env/toolkit.ts";
+
+/** Python's type name of a JSON-decoded value. */
+export function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "string") return "str";
+  if (typeof value === "boolean") return "bool";
+  if (value instanceof PyFloat) return "float";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (Array.isArray(value)) return "list";
+  return "dict";
+}
+
+function isDict(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat);
+}
+
+/** `key in d` for a dict with string keys: unhashable keys raise, other non-strings are simply absent. */
+export function hasKey(map: { has(key: string): boolean }, key: unknown): key is string {
+  if (Array.isArray(key) || isDict(key)) throw new PyTypeError(`unhashable type: '${pyTypeName(key)}'`);
+  return typeof key === "string" && map.has(key);
+}
+
+/** `value in {a, b}` for a set of strings. */
+export function inStringSet(value: unknown, members: readonly string[]): boolean {
+  return hasKey({ has: (key) => members.includes(key) }, value);
+}
+
+/** The elements `for x in value` visits (strings by code point, dicts by key). */
+export function pyIterate(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === "string") return [...value];
+  if (value instanceof Map) return [...value.keys()];
+  if (isDict(value)) return Object.keys(value as object);
+  throw new PyTypeError(`'${pyTypeName(value)}' object is not iterable`);
+}
+
+/** `len(value)`. */
+export function pyLen(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  if (typeof value === "string") return [...value].length;
+  if (value instanceof Map) return value.size;
+  if (isDict(value)) return Object.keys(value as object).length;
+  throw new PyTypeError(`object of type '${pyTypeName(value)}' has no len()`);
+}
+
+/** `container.count(item)` for a list (Python equality) or a string (non-overlapping substrings). */
+export function pyCount(container: unknown, item: unknown): number {
+  if (Array.isArray(container)) return container.filter((element) => pyEquals(element, item)).length;
+  if (typeof container === "string") {
+    if (typeof item !== "string") {
+      throw new PyTypeError(`must be str, not ${pyTypeName(item)}`);
+    }
+    if (item === "") return [...container].length + 1;
+    return container.split(item).length - 1;
+  }
+  throw new AttributeError(pyTypeName(container), "count");
+}
+
+/**
+ * `sorted(value)` for the id lists the tools sort (code-point order, duplicates
+ * kept). The tools only sort lists whose elements already matched string ids,
+ * so a non-string element is reported as Python reports a mixed comparison.
+ */
+export function pySortedStrings(value: unknown): string[] {
+  const items = pyIterate(value);
+  const odd = items.find((item) => typeof item !== "string");
+  if (odd !== undefined) {
+    throw new PyTypeError(`'<' not supported between instances of '${pyTypeName(odd)}' and 'str'`);
+  }
+  return [...(items as string[])].sort(compareCodePoints);
+}
+
+/** Code-point order of two strings (Python's `str` comparison). */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const left = [...a];
+  const right = [...b];
+  const n = Math.min(left.length, right.length);
+  for (let i = 0; i < n; i++) {
+    const x = left[i]!.codePointAt(0)!;
+    const y = right[i]!.codePointAt(0)!;
+    if (x !== y) return x - y;
+  }
+  return left.length - right.length;
+}
+
+/** `value.lower()`: only strings have it. */
+export function pyLower(value: unknown): string {
+  if (typeof value !== "string") throw new AttributeError(pyTypeName(value), "lower");
+  return value.toLowerCase();
+}
