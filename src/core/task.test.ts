@@ -27,7 +27,9 @@ function compare(raw: PyValue, dumped: unknown, path: string, dropped: Set<strin
       changed.push(path);
       return;
     }
-    raw.forEach((item, i) => compare(item, dumped[i], `${path}[]`, dropped, changed));
+    raw.forEach((item, i) => {
+      compare(item, dumped[i], `${path}[]`, dropped, changed);
+    });
     return;
   }
   if (raw !== null && typeof raw === "object" && !(raw instanceof Map) && !isPyFloat(raw)) {
