@@ -165,7 +165,10 @@ function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: Va
       return typeof value === "string" ? value : fail("string_type", "Input should be a valid string");
     case "int": {
       if (typeof value === "boolean" || !isPyNumber(value)) {
-        if (typeof value === "string" && /^\s*-?\d+\s*$/.test(value)) return Number(value);
+        if (typeof value === "string") {
+          if (/^\s*-?\d+\s*$/.test(value)) return Number(value);
+          return fail("int_parsing", "Input should be a valid integer, unable to parse string as an integer");
+        }
         return fail("int_type", "Input should be a valid integer");
       }
       const n = toNumber(value);
