@@ -211,7 +211,7 @@ describe.skipIf(!dataDir)("airline domain (skipped: TAU_DATA_DIR not set)", () =
       if (!nextDay)
         expect(second.scheduled_departure_time_est >= first.scheduled_arrival_time_est).toBe(true);
     }
-    expect(pairs.some(([first]: Json[]) => first.flight_number === "HAT002")).toBe(true);
+    expect(pairs.some((pair: Json[]) => pair[0]?.flight_number === "HAT002")).toBe(true);
     expect(json("list_all_airports", {})).toHaveLength(20);
     expect(fresh().content("get_flight_status", { flight_number: "HAT018", date: "2024-05-11" })).toBe(
       "delayed",
