@@ -1,0 +1,422 @@
+/**
+ * One `tau run`: resolve the domain, participants and tasks; open (or resume)
+ * the checkpoint; run every missing `(trial, task, seed)` unit with retries and
+ * per-provider concurrency; export upstream's results JSON at the end.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { pyDumps } from "../core/py-json.ts";
+import { Info, packageVersion, RESULTS_FORMAT_VERSION } from "../core/results.ts";
+import type { SimulationRun } from "../core/simulation.ts";
+import type { Task } from "../core/task.ts";
+import { loadDomain } from "../domains/registry.ts";
+import type { Domain } from "../domains/types.ts";
+import type { ToolSchema } from "../env/toolkit.ts";
+import { createLlmJudge, type NlAssertionJudge } from "../evaluation/nl-assertions.ts";
+import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
+import type { LlmClient } from "../llm/types.ts";
+import { getAgentDefinition, type AgentDefinition } from "../agents/registry.ts";
+import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
+import { runEpisode } from "../orchestrator/episode.ts";
+import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
+import {
+  CHECKPOINT_VERSION,
+  CheckpointWriter,
+  checkpointPathFor,
+  keyOf,
+  type RunFingerprint,
+  type RunRecord,
+  simulationKey,
+} from "./checkpoint.ts";
+import { loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
+import { ProviderScheduler } from "./concurrency.ts";
+import { exportResults } from "./export.ts";
+import { type ProgressRenderer, RunProgress } from "./progress.ts";
+import { trialSeeds } from "./seeds.ts";
+import { selectTasks } from "./task-selection.ts";
+import { nowIso } from "../core/messages.ts";
+
+/** Everything `tau run` was asked to do. */
+export interface RunConfig {
+  domain: string;
+  dataDir: string;
+  split: string | null;
+  taskIds?: readonly string[] | undefined;
+  numTasks?: number | undefined;
+  numTrials: number;
+  seed: number;
+  maxSteps: number;
+  maxErrors: number;
+  maxConcurrency: number;
+  maxRetries: number;
+  retryDelayMs: number;
+  /** Wall-clock limit per simulation (termination reason `timeout`); null = none. */
+  timeoutMs: number | null;
+  agent: string;
+  user: string;
+  agentLlm: string;
+  userLlm: string;
+  /** Null = `--judge none`: NL assertions are not evaluated. */
+  judgeLlm: string | null;
+  agentLlmArgs: Record<string, unknown>;
+  userLlmArgs: Record<string, unknown>;
+  judgeLlmArgs: Record<string, unknown>;
+  /** Force solo mode; undefined = the agent's metadata decides. */
+  solo?: boolean | undefined;
+  enforceCommunicationProtocol: boolean;
+  /** The results JSON path; the checkpoint is the same path with `.jsonl`. */
+  resultsPath: string;
+  /** The command line that resumes this run (printed on Ctrl-C, stored in the checkpoint). */
+  resumeCommand?: string | undefined;
+}
+
+/** What the runner needs from the outside world (injected so tests can stay offline). */
+export interface RunDependencies {
+  /** Builds a model client; the listener receives its events (calls, retries, 429s). */
+  createLlm(model: string, onEvent: LlmEventListener): LlmClient;
+  /** Queue key of a model (`providerKey` of the LLM layer). */
+  providerKey(model: string): string;
+  /** Creates the progress display for this run (none when absent). */
+  createProgress?(progress: RunProgress): ProgressRenderer;
+  /** Informational lines (resume notes). */
+  log?(line: string): void;
+  /** Aborts the run: nothing new starts, in-flight work is abandoned, finished work is kept. */
+  signal?: AbortSignal;
+}
+
+/** How a run ended. */
+export interface RunOutcome {
+  resultsPath: string;
+  checkpointPath: string;
+  interrupted: boolean;
+  /** Every simulation of the run (resumed ones included), without transcripts. */
+  simulations: SimulationRun[];
+  tasks: Task[];
+  info: Info;
+  /** Simulations run in this session. */
+  ranNow: number;
+  /** Simulations found finished in the checkpoint. */
+  resumed: number;
+}
+
+/** The resolved pieces of a run, before anything is executed. */
+export interface RunPlan {
+  domain: Domain;
+  agent: AgentDefinition;
+  user: UserDefinition;
+  soloMode: boolean;
+  tasks: Task[];
+  seeds: number[];
+  fingerprint: RunFingerprint;
+  info: Info;
+  /** Whether some selected task is graded on NL assertions (so a judge is needed). */
+  needsJudge: boolean;
+}
+
+function needsNlJudge(task: Task): boolean {
+  const criteria = task.evaluation_criteria;
+  return (
+    (criteria?.reward_basis.includes("NL_ASSERTION") ?? false) && (criteria?.nl_assertions?.length ?? 0) > 0
+  );
+}
+
+let cachedCommit: string | null | undefined;
+/** The git commit of the taubench checkout (results are stamped with it); null outside a checkout. */
+export function gitCommit(): string | null {
+  if (cachedCommit !== undefined) return cachedCommit;
+  try {
+    cachedCommit = execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd: dirname(new URL(import.meta.url).pathname),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    cachedCommit = null;
+  }
+  return cachedCommit;
+}
+
+function readGuidelinesText(dataDir: string): string | null {
+  // Upstream records the non-tools guideline text whatever the user got (P20).
+  const path = join(dataDir, "user_simulator", "simulation_guidelines.md");
+  return existsSync(path) ? readFileSync(path, "utf8") : null;
+}
+
+/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder). */
+export function planRun(config: RunConfig): RunPlan {
+  if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
+    throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
+  const agent = getAgentDefinition(config.agent);
+  const user = getUserDefinition(config.user);
+  const domain = loadDomain(config.domain, config.dataDir);
+  const soloMode = config.solo ?? agent.soloMode;
+  if (soloMode && !domain.supportsSolo)
+    throw new UsageError(`Domain '${domain.name}' does not support solo mode (only mock and telecom do)`);
+  if (soloMode && !agent.soloMode)
+    throw new UsageError(
+      `Agent '${agent.name}' is not a solo agent; solo mode needs llm_agent_solo or replay_solo`,
+    );
+  if (user.requiresSoloAgent && !soloMode)
+    throw new UsageError(`User '${user.name}' only works with a solo agent (llm_agent_solo, replay_solo)`);
+  const tasks = selectTasks(domain, {
+    split: config.split,
+    taskIds: config.taskIds ?? null,
+    numTasks: config.numTasks ?? null,
+    agentFilter: agent.taskFilter ?? null,
+  });
+  if (tasks.length === 0)
+    throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
+  const seeds = trialSeeds(config.seed, config.numTrials);
+  const agentLlm = agent.needsLlm ? config.agentLlm : null;
+  const userLlm = user.needsLlm ? config.userLlm : null;
+  const needsJudge = tasks.some(needsNlJudge);
+  const fingerprint: RunFingerprint = {
+    domain: domain.name,
+    agent: agent.name,
+    user: user.name,
+    agent_llm: agentLlm,
+    user_llm: userLlm,
+    agent_llm_args: config.agentLlmArgs,
+    user_llm_args: config.userLlmArgs,
+    judge_llm: config.judgeLlm ?? "none",
+    judge_llm_args: config.judgeLlmArgs,
+    max_steps: config.maxSteps,
+    max_errors: config.maxErrors,
+    seed: config.seed,
+    solo_mode: soloMode,
+    enforce_communication_protocol: config.enforceCommunicationProtocol,
+  };
+  const commit = gitCommit();
+  const info = Info.parse({
+    git_commit: commit ?? "unknown",
+    num_trials: config.numTrials,
+    max_steps: config.maxSteps,
+    max_errors: config.maxErrors,
+    seed: config.seed,
+    user_info: {
+      implementation: user.name,
+      llm: userLlm,
+      llm_args: config.userLlmArgs,
+      global_simulation_guidelines: readGuidelinesText(config.dataDir),
+    },
+    agent_info: { implementation: agent.name, llm: agentLlm, llm_args: config.agentLlmArgs },
+    environment_info: { domain_name: domain.name, policy: domain.policy({ soloMode }) },
+    taubench: {
+      format_version: RESULTS_FORMAT_VERSION,
+      version: packageVersion(),
+      git_commit: commit,
+      task_split_name: config.split,
+      solo_mode: soloMode,
+      judge_llm: config.judgeLlm,
+      judge_llm_args: config.judgeLlmArgs,
+      trial_seeds: seeds,
+    },
+  });
+  return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge };
+}
+
+/** Lines naming the settings that differ between a stored run and this one. */
+export function fingerprintDifferences(stored: RunFingerprint, current: RunFingerprint): string[] {
+  const out: string[] = [];
+  for (const key of Object.keys(current) as (keyof RunFingerprint)[]) {
+    const a = pyDumps(stored[key] ?? null, { sortKeys: true });
+    const b = pyDumps(current[key] ?? null, { sortKeys: true });
+    if (a !== b) out.push(`${key}: ${a} → ${b}`);
+  }
+  return out;
+}
+
+const taskText = (task: Task) => pyDumps(task, { sortKeys: true });
+
+/** Runs (or resumes) a whole run; see {@link RunConfig}. */
+export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
+  const plan = planRun(config);
+  const log = deps.log ?? (() => {});
+  const checkpointPath = checkpointPathFor(config.resultsPath);
+  mkdirSync(dirname(config.resultsPath), { recursive: true });
+
+  // Resume: what is already done, and is it the same run?
+  const finished = new Map<string, SimulationRun>();
+  let allTasks: Task[] = plan.tasks;
+  let numTrials = config.numTrials;
+  let previous: RunRecord | null = null;
+  if (existsSync(checkpointPath)) {
+    const state = await loadCheckpointState(checkpointPath);
+    previous = state.run;
+    if (state.tornLine !== null)
+      log(`note: ignored a torn last line (${state.tornLine}) in ${checkpointPath}`);
+    if (previous) {
+      const differences = fingerprintDifferences(previous.fingerprint, plan.fingerprint);
+      if (differences.length > 0)
+        throw new UsageError(
+          `${checkpointPath} belongs to a run with different settings (${differences.join("; ")}); use another --save-to to start a new run`,
+        );
+      for (const task of plan.tasks) {
+        const stored = state.tasks.get(task.id);
+        if (stored && taskText(stored) !== taskText(task))
+          throw new UsageError(
+            `Task '${task.id}' changed since the run in ${checkpointPath} started; use another --save-to to start a new run`,
+          );
+      }
+      const known = new Set(state.tasks.keys());
+      allTasks = [...state.tasks.values(), ...plan.tasks.filter((task) => !known.has(task.id))];
+      numTrials = Math.max(previous.num_trials, config.numTrials);
+    }
+    for (const [key, simulation] of state.simulations)
+      if (simulation.termination_reason !== "infrastructure_error") finished.set(key, simulation);
+    const infra = state.simulations.size - finished.size;
+    log(
+      `Resuming ${checkpointPath}: ${finished.size} finished simulation${finished.size === 1 ? "" : "s"} kept` +
+        (infra > 0 ? `, ${infra} infrastructure error${infra === 1 ? "" : "s"} to re-run` : ""),
+    );
+  }
+
+  const info: Info = { ...plan.info, num_trials: numTrials };
+  const seeds = trialSeeds(config.seed, numTrials);
+  const runRecord: RunRecord = {
+    kind: "run",
+    version: CHECKPOINT_VERSION,
+    created_at: nowIso(),
+    fingerprint: plan.fingerprint,
+    num_trials: numTrials,
+    seeds,
+    info: info as unknown as Record<string, unknown>,
+    tasks: allTasks,
+    resume_command: config.resumeCommand ?? null,
+  };
+  const writer = await CheckpointWriter.open(checkpointPath);
+  try {
+    if (
+      !previous ||
+      previous.num_trials !== numTrials ||
+      previous.tasks.length !== allTasks.length ||
+      previous.resume_command !== runRecord.resume_command
+    )
+      await writer.append(runRecord);
+
+    const units = planUnits(plan.tasks, trialSeeds(config.seed, config.numTrials)).filter(
+      (unit) => !finished.has(simulationKey(unit.trial, unit.task.id, unit.seed)),
+    );
+    const inScope = new Set(
+      planUnits(plan.tasks, trialSeeds(config.seed, config.numTrials)).map((u) =>
+        simulationKey(u.trial, u.task.id, u.seed),
+      ),
+    );
+    const resumedInScope = [...finished]
+      .filter(([key]) => inScope.has(key))
+      .map(([, simulation]) => simulation);
+
+    const progress = new RunProgress(inScope.size, resumedInScope);
+    const scheduler = new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, deps.providerKey);
+    const onLlmEvent = (event: LlmEvent) => {
+      progress.onLlmEvent(event);
+      if (event.type === "rate_limited") scheduler.rateLimited(event.model);
+    };
+    const clients = new Map<string, LlmClient>();
+    const client = (model: string) => {
+      let existing = clients.get(model);
+      if (!existing) {
+        existing = scheduler.wrap(deps.createLlm(model, onLlmEvent));
+        clients.set(model, existing);
+      }
+      return existing;
+    };
+    // Build clients up front so a missing API key fails before any work starts.
+    const agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
+    const userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
+    let judge: NlAssertionJudge | null = null;
+    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
+      judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
+
+    const template = plan.domain.makeEnvironment({ soloMode: plan.soloMode });
+    const agentTools: ToolSchema[] = plan.soloMode
+      ? [...template.getToolSchemas(), ...template.getUserToolSchemas()]
+      : template.getToolSchemas();
+    const policy = plan.domain.policy({ soloMode: plan.soloMode });
+    const guidelinesDir = join(config.dataDir, "user_simulator");
+
+    const runSimulation = async (unit: WorkUnit, signal: AbortSignal) => {
+      const userTools = plan.domain.hasUserTools ? template.getUserToolSchemas(unit.task.user_tools) : [];
+      const agent = plan.agent.create({
+        domainName: plan.domain.name,
+        task: unit.task,
+        tools: agentTools,
+        policy,
+        soloMode: plan.soloMode,
+        llm: agentLlm,
+        llmArgs: { ...config.agentLlmArgs },
+      });
+      const user = plan.user.create({
+        domainName: plan.domain.name,
+        task: unit.task,
+        tools: userTools.length > 0 ? userTools : null,
+        guidelinesDir,
+        llm: userLlm,
+        llmArgs: { ...config.userLlmArgs },
+      });
+      return runEpisode({
+        domain: plan.domain,
+        task: unit.task,
+        agent,
+        user,
+        soloMode: plan.soloMode,
+        maxSteps: config.maxSteps,
+        maxErrors: config.maxErrors,
+        seed: unit.seed,
+        trial: unit.trial,
+        timeoutMs: config.timeoutMs,
+        judge,
+        enforceCommunicationProtocol: config.enforceCommunicationProtocol,
+        signal,
+      });
+    };
+
+    const renderer = deps.createProgress?.(progress) ?? null;
+    renderer?.start();
+    let batch: Awaited<ReturnType<typeof runBatch>>;
+    try {
+      batch = await runBatch({
+        units,
+        maxConcurrency: config.maxConcurrency,
+        maxRetries: config.maxRetries,
+        retryDelayMs: config.retryDelayMs,
+        runSimulation,
+        record: (simulation) =>
+          writer.append({ kind: "simulation", version: CHECKPOINT_VERSION, simulation }),
+        onStart: () => {
+          progress.started();
+          renderer?.update();
+        },
+        onRetry: () => {
+          progress.retried();
+          renderer?.update();
+        },
+        onFinished: (simulation) => {
+          finished.set(keyOf(simulation), slimSimulation(simulation));
+          progress.finished(simulation);
+          renderer?.update();
+        },
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      });
+    } finally {
+      renderer?.stop();
+    }
+    await writer.close();
+    await exportResults(checkpointPath, config.resultsPath);
+    const state = await loadCheckpointState(checkpointPath);
+    return {
+      resultsPath: config.resultsPath,
+      checkpointPath,
+      interrupted: batch.interrupted,
+      simulations: [...state.simulations.values()],
+      tasks: [...state.tasks.values()],
+      info,
+      ranNow: batch.recorded,
+      resumed: resumedInScope.length,
+    };
+  } finally {
+    await writer.close();
+  }
+}
