@@ -1,0 +1,317 @@
+/**
+ * The provider adapter: one {@link LlmClient} per model, calling the AI SDK's
+ * provider-level `doGenerate` directly (no SDK retries; ours are in retry.ts).
+ * Tool-call arguments are parsed from the provider's raw JSON text so Python's
+ * int/float distinction survives (`2.0` stays a float).
+ */
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type {
+  LanguageModelV3,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+} from "@ai-sdk/provider";
+import { APICallError } from "ai";
+import type { ToolCall, Usage } from "../core/messages.ts";
+import { PyFloat, type PyValue, parsePyJson } from "../core/py-json.ts";
+import { mapLlmArgs } from "./args.ts";
+import { kindForStatus, LlmError, MissingApiKeyError, parseRetryAfter } from "./errors.ts";
+import type { LlmEventListener } from "./events.ts";
+import type { ProviderName } from "./model-id.ts";
+import { costUsd, type PriceTable } from "./prices.ts";
+import { replayFromContent, toProviderPrompt, toProviderTools } from "./prompt.ts";
+import { type RetryPolicy, withRetry } from "./retry.ts";
+import type { LlmClient, LlmRequest, LlmResponse } from "./types.ts";
+
+/** Everything a {@link ProviderLlmClient} needs, resolved (keys and URLs already looked up). */
+export interface ProviderClientConfig {
+  /** The name as given (`openai/gpt-4.1`), reported on responses and events. */
+  model: string;
+  provider: ProviderName;
+  modelId: string;
+  apiKey: string | undefined;
+  /** Environment variable the key comes from, for the missing-key message; undefined when optional. */
+  apiKeyVariable: string | undefined;
+  baseUrl: string | undefined;
+  promptCache: boolean;
+  priceTable: PriceTable;
+  retry: RetryPolicy;
+  timeoutMs: number | null;
+  onEvent: LlmEventListener | undefined;
+}
+
+/** The default endpoint of `local/…` models: Ollama's OpenAI-compatible API. */
+export const DEFAULT_LOCAL_BASE_URL = "http://127.0.0.1:11434/v1";
+
+/** Calls one provider model; see the module comment. */
+export class ProviderLlmClient implements LlmClient {
+  readonly model: string;
+  constructor(private readonly config: ProviderClientConfig) {
+    this.model = config.model;
+  }
+
+  async generate(request: LlmRequest): Promise<LlmResponse> {
+    const { config } = this;
+    if (config.apiKey === undefined && config.apiKeyVariable !== undefined) {
+      throw new MissingApiKeyError(config.apiKeyVariable, config.model);
+    }
+    const mapped = mapLlmArgs(config.provider, config.modelId, request.args);
+    if (mapped.dropped.length > 0) {
+      config.onEvent?.({
+        type: "debug",
+        model: config.model,
+        message: `dropped llm_args: ${mapped.dropped.join(", ")}`,
+      });
+    }
+    const promptOptions = { provider: config.provider, promptCache: config.promptCache };
+    const prompt = toProviderPrompt(request.messages, promptOptions);
+    const tools = toProviderTools(request.tools, promptOptions);
+    const toolChoice = tools ? { type: request.toolChoice ?? "auto" } : undefined;
+    const baseUrl = mapped.baseUrl ?? config.baseUrl;
+    const started = performance.now();
+    const { value, attempts } = await withRetry(
+      async (signal) => {
+        const capture: { text?: string } = {};
+        const model = createModel(config, baseUrl, capture);
+        const result = await model.doGenerate({
+          prompt,
+          ...(tools ? { tools, toolChoice } : {}),
+          ...mapped.sampling,
+          providerOptions: mapped.providerOptions,
+          abortSignal: signal,
+        });
+        return { result, rawText: capture.text };
+      },
+      {
+        model: config.model,
+        policy:
+          mapped.maxRetries === undefined ? config.retry : { ...config.retry, maxRetries: mapped.maxRetries },
+        timeoutMs: mapped.timeoutMs ?? config.timeoutMs,
+        signal: request.signal,
+        onEvent: config.onEvent,
+        classify: (error) => classifyError(error, config.model),
+      },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const { result, rawText } = value;
+    for (const warning of result.warnings) {
+      config.onEvent?.({
+        type: "debug",
+        model: config.model,
+        message: `provider warning: ${JSON.stringify(warning)}`,
+      });
+    }
+    const usage = toUsage(result.usage);
+    const cost = costUsd(config.model, usage, config.priceTable);
+    config.onEvent?.({
+      type: "call",
+      model: config.model,
+      callName: request.callName,
+      usage,
+      costUsd: cost,
+      durationMs: Math.round(seconds * 1000),
+      attempts,
+      cached: false,
+    });
+    const texts = result.content.filter((p) => p.type === "text").map((p) => p.text);
+    const content = texts.length > 0 ? texts.join("") : null;
+    const toolCalls = extractToolCalls(config, result.content, rawText);
+    if ((content === null || content.trim() === "") && toolCalls.length === 0) {
+      // Upstream raises on an empty message (P6); the runner retries the whole simulation.
+      throw new LlmError(`${config.model}: empty reply (no text, no tool calls)`, {
+        kind: "empty_response",
+        model: config.model,
+      });
+    }
+    const reasoning = replayFromContent(config.provider, result.content);
+    return {
+      content,
+      toolCalls: toolCalls.length > 0 ? toolCalls : null,
+      usage,
+      costUsd: cost,
+      raw: result.response?.body ?? null,
+      ...(reasoning ? { reasoning } : {}),
+      generationTimeSeconds: seconds,
+    };
+  }
+}
+
+/** Builds the SDK model for one attempt; the fetch wrapper keeps the raw response text. */
+function createModel(config: ProviderClientConfig, baseUrl: string | undefined, capture: { text?: string }) {
+  const fetchCapturing = async (
+    input: Parameters<typeof fetch>[0],
+    init?: RequestInit,
+  ): Promise<Response> => {
+    const response = await fetch(input, init);
+    const text = await response.text();
+    capture.text = text;
+    return new Response(text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+  const common = { fetch: fetchCapturing as typeof fetch, ...(baseUrl ? { baseURL: baseUrl } : {}) };
+  let model: LanguageModelV3;
+  switch (config.provider) {
+    case "openai":
+      model = createOpenAI({ ...common, apiKey: config.apiKey ?? "" }).chat(config.modelId);
+      break;
+    case "anthropic":
+      model = createAnthropic({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
+      break;
+    case "google":
+      model = createGoogleGenerativeAI({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
+      break;
+    case "local":
+      model = createOpenAICompatible({
+        name: "local",
+        fetch: common.fetch,
+        baseURL: baseUrl ?? DEFAULT_LOCAL_BASE_URL,
+        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+        includeUsage: true,
+      }).chatModel(config.modelId);
+      break;
+    default: {
+      const unreachable: never = config.provider;
+      throw new TypeError(`unknown provider ${String(unreachable)}`);
+    }
+  }
+  return model;
+}
+
+function toUsage(usage: LanguageModelV3GenerateResult["usage"]): Usage {
+  const out: Usage = {
+    prompt_tokens: usage.inputTokens.total ?? 0,
+    completion_tokens: usage.outputTokens.total ?? 0,
+  };
+  // Extra fields only when non-zero, so plain usage keeps upstream's two-field shape.
+  if (usage.inputTokens.cacheRead) out.cache_read_tokens = usage.inputTokens.cacheRead;
+  if (usage.inputTokens.cacheWrite) out.cache_write_tokens = usage.inputTokens.cacheWrite;
+  if (usage.outputTokens.reasoning) out.reasoning_tokens = usage.outputTokens.reasoning;
+  return out;
+}
+
+/**
+ * Tool-call arguments as Python's `json.loads` would give them. OpenAI-style
+ * APIs send the arguments as a JSON string (parsed here); Anthropic and Gemini
+ * send objects, which we re-read from the raw body so floats keep their `.0`.
+ */
+function extractToolCalls(
+  config: ProviderClientConfig,
+  content: LanguageModelV3Content[],
+  rawText: string | undefined,
+): ToolCall[] {
+  const parts = content.filter((p) => p.type === "tool-call" && !p.providerExecuted);
+  if (parts.length === 0) return [];
+  const rawInputs = rawArgumentObjects(config.provider, rawText);
+  return parts.map((part, index) => {
+    if (part.type !== "tool-call") throw new TypeError("unreachable");
+    let args: PyValue | undefined;
+    if (config.provider === "anthropic") args = rawInputs?.byId.get(part.toolCallId);
+    else if (config.provider === "google") args = rawInputs?.inOrder[index];
+    if (args === undefined) {
+      try {
+        args = parsePyJson(part.input === "" ? "{}" : part.input);
+      } catch (error) {
+        throw new LlmError(
+          `${config.model}: tool call ${part.toolName} has arguments that are not valid JSON: ${truncate(part.input)}`,
+          { kind: "invalid_tool_arguments", model: config.model, cause: error },
+        );
+      }
+    }
+    if (args === null || typeof args !== "object" || Array.isArray(args) || args instanceof PyFloat) {
+      throw new LlmError(
+        `${config.model}: tool call ${part.toolName} has arguments that are not a JSON object: ${truncate(part.input)}`,
+        { kind: "invalid_tool_arguments", model: config.model },
+      );
+    }
+    return {
+      id: part.toolCallId,
+      name: part.toolName,
+      arguments: args as Record<string, unknown>,
+      requestor: "assistant",
+    };
+  });
+}
+
+function rawArgumentObjects(
+  provider: ProviderName,
+  rawText: string | undefined,
+): { byId: Map<string, PyValue>; inOrder: PyValue[] } | undefined {
+  if (rawText === undefined || (provider !== "anthropic" && provider !== "google")) return undefined;
+  let body: any;
+  try {
+    body = parsePyJson(rawText);
+  } catch {
+    return undefined;
+  }
+  const byId = new Map<string, PyValue>();
+  const inOrder: PyValue[] = [];
+  if (provider === "anthropic") {
+    for (const block of Array.isArray(body?.content) ? body.content : []) {
+      if (block?.type === "tool_use" && typeof block.id === "string") byId.set(block.id, block.input ?? {});
+    }
+  } else {
+    const parts = body?.candidates?.[0]?.content?.parts;
+    for (const part of Array.isArray(parts) ? parts : []) {
+      if (part?.functionCall) inOrder.push(part.functionCall.args ?? {});
+    }
+  }
+  return { byId, inOrder };
+}
+
+function truncate(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** Turns an SDK or network error into an {@link LlmError} with a kind and a one-line message. */
+export function classifyError(error: unknown, model: string): LlmError {
+  if (error instanceof LlmError) return error;
+  if (APICallError.isInstance(error)) {
+    const retryAfterMs = parseRetryAfter(error.responseHeaders);
+    const status = error.statusCode;
+    if (status === undefined) {
+      return new LlmError(`${model}: ${error.message}`, { kind: "network", model, cause: error });
+    }
+    const body = error.responseBody ?? error.message;
+    const kind = kindForStatus(status, body);
+    return new LlmError(
+      `${model}: HTTP ${status} (${kind.replace("_", " ")}): ${truncate(oneLine(error.message))}`,
+      {
+        kind,
+        model,
+        statusCode: status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        cause: error,
+      },
+    );
+  }
+  if (isNetworkError(error)) {
+    return new LlmError(`${model}: network error: ${oneLine(String((error as Error).message))}`, {
+      kind: "network",
+      model,
+      cause: error,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new LlmError(`${model}: invalid response: ${truncate(oneLine(message))}`, {
+    kind: "invalid_response",
+    model,
+    cause: error,
+  });
+}
+
+function isNetworkError(error: unknown): boolean {
+  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (e instanceof TypeError && /fetch failed|terminated|network/i.test(e.message)) return true;
+    if (typeof e.code === "string" && /^(E[A-Z]+|UND_ERR)/.test(e.code)) return true;
+  }
+  return false;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,534 @@
+/**
+ * A fake LLM provider: a real HTTP server on 127.0.0.1 (random port) that
+ * speaks OpenAI Chat Completions (`POST /v1/chat/completions`), Anthropic
+ * Messages (`POST /v1/messages`) and Gemini (`POST /v1beta/models/{m}:generateContent`),
+ * without streaming. Replies are scripted per test (a queue, then a handler);
+ * faults (429 with retry-after, 5xx, delays, dropped connections, malformed
+ * tool-call JSON) are injected the same way. Usage is estimated from the
+ * request (≈4 characters per token) and prompt caching is simulated by prefix:
+ * Anthropic at `cache_control` breakpoints, OpenAI automatically.
+ */
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pyDumps, RawJson } from "../core/py-json.ts";
+
+/** The wire protocol a request arrived in. */
+export type FakeProtocol = "openai" | "anthropic" | "google";
+
+/** A scripted tool call. A string `arguments` is sent verbatim (so it may be malformed, or keep `2.0`). */
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  arguments: string | Record<string, unknown>;
+}
+
+/** Token counts to report instead of the estimate. */
+export interface FakeUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+}
+
+/** One scripted reply, rendered in the protocol of the request it answers. */
+export type FakeReply =
+  | {
+      kind?: "message";
+      text?: string | null;
+      toolCalls?: FakeToolCall[];
+      /** Thinking text (Anthropic `thinking` block with a signature, Gemini thought, `reasoning_content`). */
+      reasoning?: string;
+      usage?: Partial<FakeUsage>;
+      delayMs?: number;
+    }
+  | {
+      kind: "error";
+      status: number;
+      message?: string;
+      /** Sets the `retry-after` header (seconds). */
+      retryAfterSeconds?: number;
+      /** Sets the `retry-after-ms` header. */
+      retryAfterMs?: number;
+      delayMs?: number;
+    }
+  /** Sends `body` as is (status 200 unless given). */
+  | { kind: "raw"; body: string; status?: number; delayMs?: number }
+  /** Never answers (until the server closes): for timeouts. */
+  | { kind: "hang" }
+  /** Destroys the connection without an answer: a network error. */
+  | { kind: "drop"; delayMs?: number };
+
+/** A request as the fake server saw it. */
+export interface FakeRequest {
+  protocol: FakeProtocol;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body. */
+  body: any;
+  /** Model id from the body (or the Gemini URL). */
+  model: string;
+  /** 0-based arrival index. */
+  index: number;
+}
+
+/** Computes a reply from a request. */
+export type FakeHandler = (request: FakeRequest) => FakeReply | Promise<FakeReply>;
+
+/** Options of {@link startFakeProvider}. */
+export interface FakeProviderOptions {
+  /** Replies used first, in order. */
+  replies?: FakeReply[];
+  /** Used once the queue is empty. Without it, an empty queue answers HTTP 400. */
+  handler?: FakeHandler;
+  /** Added to every call before answering (benchmarks: e.g. 500). */
+  latencyMs?: number;
+  /** Keep every request in `requests` (default true; turn off for long benchmarks). */
+  record?: boolean;
+  /** Simulate prompt caching (default true). */
+  simulateCache?: boolean;
+  /** Smallest cacheable prefix in tokens (providers use 1024). */
+  minCacheTokens?: number;
+}
+
+/** A running fake provider. */
+export interface FakeProvider {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** Base URLs to hand to the SDK adapters. */
+  openaiBaseUrl: string;
+  anthropicBaseUrl: string;
+  googleBaseUrl: string;
+  /** Recorded requests (when `record` is on). */
+  requests: FakeRequest[];
+  /** Appends replies to the queue. */
+  push(...replies: FakeReply[]): void;
+  /** Replaces the handler. */
+  setHandler(handler: FakeHandler | undefined): void;
+  /** Requests received so far. */
+  readonly callCount: number;
+  /** Requests being answered right now, and the most seen at once. */
+  readonly inFlight: number;
+  readonly maxInFlight: number;
+  close(): Promise<void>;
+}
+
+const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+const hashOf = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** Strips `cache_control` so a prefix hashes the same with or without a breakpoint on it. */
+function withoutCacheControl(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCacheControl);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (k !== "cache_control") out[k] = withoutCacheControl(v);
+    return out;
+  }
+  return value;
+}
+
+interface Block {
+  tokens: number;
+  breakpoint: boolean;
+  json: string;
+}
+
+/** Prefix cache: hashes of prefixes that were written, with their token counts. */
+class PrefixCache {
+  private readonly entries = new Set<string>();
+  constructor(private readonly minTokens: number) {}
+
+  /**
+   * Anthropic semantics: reads the longest cached prefix ending at a block
+   * boundary no later than the last breakpoint; writes the prefixes at every
+   * breakpoint. Returns read, written and total input tokens.
+   */
+  anthropic(blocks: Block[]): { read: number; write: number; total: number } {
+    const cumulative: number[] = [];
+    const hashes: string[] = [];
+    let running = 0;
+    let text = "";
+    for (const block of blocks) {
+      running += block.tokens;
+      text += block.json;
+      cumulative.push(running);
+      hashes.push(hashOf(text));
+    }
+    const total = running;
+    let lastBreakpoint = -1;
+    blocks.forEach((b, i) => {
+      if (b.breakpoint) lastBreakpoint = i;
+    });
+    if (lastBreakpoint < 0) return { read: 0, write: 0, total };
+    let read = 0;
+    for (let i = lastBreakpoint; i >= 0; i--) {
+      if (this.entries.has(hashes[i]!)) {
+        read = cumulative[i]!;
+        break;
+      }
+    }
+    let written = read;
+    blocks.forEach((b, i) => {
+      if (b.breakpoint && cumulative[i]! >= this.minTokens) {
+        this.entries.add(hashes[i]!);
+        written = Math.max(written, cumulative[i]!);
+      }
+    });
+    return { read, write: written - read, total };
+  }
+
+  /** OpenAI semantics: automatic; the longest seen message prefix ≥ minTokens, in 128-token steps. */
+  openai(blocks: Block[]): { read: number; total: number } {
+    let running = 0;
+    let text = "";
+    let read = 0;
+    for (const block of blocks) {
+      running += block.tokens;
+      text += block.json;
+      const hash = hashOf(text);
+      if (running >= this.minTokens) {
+        if (this.entries.has(hash)) read = running;
+        this.entries.add(hash);
+      }
+    }
+    if (read > 0) read = this.minTokens + Math.floor((read - this.minTokens) / 128) * 128;
+    return { read, total: running };
+  }
+}
+
+function anthropicBlocks(body: any): Block[] {
+  const blocks: Block[] = [];
+  const add = (item: unknown, breakpoint: boolean) => {
+    const json = JSON.stringify(withoutCacheControl(item));
+    blocks.push({ tokens: estimateTokens(json), breakpoint, json });
+  };
+  for (const tool of body.tools ?? []) add(tool, tool.cache_control != null);
+  const system =
+    typeof body.system === "string" ? [{ type: "text", text: body.system }] : (body.system ?? []);
+  for (const block of system) add(block, block.cache_control != null);
+  for (const message of body.messages ?? []) {
+    const content =
+      typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    for (const block of content) add({ role: message.role, block }, block.cache_control != null);
+  }
+  return blocks;
+}
+
+function openaiBlocks(body: any): Block[] {
+  const blocks: Block[] = [];
+  if (body.tools) {
+    const json = JSON.stringify(body.tools);
+    blocks.push({ tokens: estimateTokens(json), breakpoint: false, json });
+  }
+  for (const message of body.messages ?? []) {
+    const json = JSON.stringify(message);
+    blocks.push({ tokens: estimateTokens(json), breakpoint: false, json });
+  }
+  return blocks;
+}
+
+function googleBlocks(body: any): Block[] {
+  const items = [body.systemInstruction, body.tools, ...(body.contents ?? [])].filter((x) => x != null);
+  return items.map((item) => {
+    const json = JSON.stringify(item);
+    return { tokens: estimateTokens(json), breakpoint: false, json };
+  });
+}
+
+function argumentsText(args: FakeToolCall["arguments"]): string {
+  return typeof args === "string" ? args : pyDumps(args);
+}
+
+function errorBody(protocol: FakeProtocol, status: number, message: string): string {
+  switch (protocol) {
+    case "openai":
+      return JSON.stringify({
+        error: {
+          message,
+          type: status === 429 ? "rate_limit_error" : "api_error",
+          code: /context/i.test(message) ? "context_length_exceeded" : null,
+        },
+      });
+    case "anthropic":
+      return JSON.stringify({
+        type: "error",
+        error: { type: status === 429 ? "rate_limit_error" : "api_error", message },
+      });
+    case "google":
+      return JSON.stringify({
+        error: { code: status, message, status: status === 429 ? "RESOURCE_EXHAUSTED" : "INTERNAL" },
+      });
+    default: {
+      const unreachable: never = protocol;
+      throw new TypeError(`unknown protocol ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Starts a fake provider on 127.0.0.1 with a random port. */
+export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
+  const queue: FakeReply[] = [...(options.replies ?? [])];
+  let handler = options.handler;
+  const record = options.record ?? true;
+  const simulateCache = options.simulateCache ?? true;
+  const cache = new PrefixCache(options.minCacheTokens ?? 1024);
+  const requests: FakeRequest[] = [];
+  let callCount = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let idCounter = 0;
+  const timers = new Set<NodeJS.Timeout>();
+
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (ms <= 0) return resolve();
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  function renderMessage(
+    protocol: FakeProtocol,
+    body: any,
+    model: string,
+    reply: Extract<FakeReply, { kind?: "message" }>,
+  ): string {
+    const n = ++idCounter;
+    const calls = (reply.toolCalls ?? []).map((call, i) => ({
+      id: call.id ?? `call_fake_${n}_${i}`,
+      name: call.name,
+      text: argumentsText(call.arguments),
+    }));
+    const text = reply.text ?? null;
+    const outputEstimate = estimateTokens(
+      (text ?? "") + calls.map((c) => c.name + c.text).join("") + (reply.reasoning ?? ""),
+    );
+    const reasoningTokens = reply.usage?.reasoning ?? (reply.reasoning ? estimateTokens(reply.reasoning) : 0);
+    const output = reply.usage?.output ?? outputEstimate;
+    switch (protocol) {
+      case "openai": {
+        const counted = simulateCache ? cache.openai(openaiBlocks(body)) : { read: 0, total: 0 };
+        const input = reply.usage?.input ?? counted.total;
+        const cacheRead = reply.usage?.cacheRead ?? counted.read;
+        return pyDumps({
+          id: `chatcmpl-fake-${n}`,
+          object: "chat.completion",
+          created: 1700000000 + n,
+          model,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: text,
+                ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+                ...(calls.length > 0
+                  ? {
+                      tool_calls: calls.map((c) => ({
+                        id: c.id,
+                        type: "function",
+                        function: { name: c.name, arguments: c.text },
+                      })),
+                    }
+                  : {}),
+                refusal: null,
+              },
+              logprobs: null,
+              finish_reason: calls.length > 0 ? "tool_calls" : "stop",
+            },
+          ],
+          usage: {
+            prompt_tokens: input,
+            completion_tokens: output,
+            total_tokens: input + output,
+            prompt_tokens_details: { cached_tokens: cacheRead },
+            completion_tokens_details: { reasoning_tokens: reasoningTokens },
+          },
+        });
+      }
+      case "anthropic": {
+        const counted = simulateCache ? cache.anthropic(anthropicBlocks(body)) : null;
+        const total = counted?.total ?? anthropicBlocks(body).reduce((s, b) => s + b.tokens, 0);
+        const cacheRead = reply.usage?.cacheRead ?? counted?.read ?? 0;
+        const cacheWrite = reply.usage?.cacheWrite ?? counted?.write ?? 0;
+        const input = reply.usage?.input ?? Math.max(0, total - cacheRead - cacheWrite);
+        const content: unknown[] = [];
+        if (reply.reasoning) {
+          content.push({
+            type: "thinking",
+            thinking: reply.reasoning,
+            signature: `sig-${hashOf(reply.reasoning).slice(0, 16)}`,
+          });
+        }
+        if (text !== null) content.push({ type: "text", text });
+        for (const c of calls)
+          content.push({ type: "tool_use", id: c.id, name: c.name, input: new RawJson(c.text) });
+        return pyDumps({
+          id: `msg_fake_${n}`,
+          type: "message",
+          role: "assistant",
+          model,
+          content,
+          stop_reason: calls.length > 0 ? "tool_use" : "end_turn",
+          stop_sequence: null,
+          usage: {
+            input_tokens: input,
+            output_tokens: output,
+            cache_creation_input_tokens: cacheWrite,
+            cache_read_input_tokens: cacheRead,
+          },
+        });
+      }
+      case "google": {
+        const counted = simulateCache ? cache.openai(googleBlocks(body)) : { read: 0, total: 0 };
+        const input = reply.usage?.input ?? counted.total;
+        const cacheRead = reply.usage?.cacheRead ?? counted.read;
+        const parts: unknown[] = [];
+        if (reply.reasoning) parts.push({ text: reply.reasoning, thought: true });
+        if (text !== null) parts.push({ text });
+        calls.forEach((c, i) => {
+          parts.push({
+            functionCall: { name: c.name, args: new RawJson(c.text) },
+            ...(reply.reasoning && i === 0 ? { thoughtSignature: `sig-${n}` } : {}),
+          });
+        });
+        return pyDumps({
+          candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+          usageMetadata: {
+            promptTokenCount: input,
+            candidatesTokenCount: output - reasoningTokens,
+            totalTokenCount: input + output,
+            ...(cacheRead > 0 ? { cachedContentTokenCount: cacheRead } : {}),
+            ...(reasoningTokens > 0 ? { thoughtsTokenCount: reasoningTokens } : {}),
+          },
+          modelVersion: model,
+        });
+      }
+      default: {
+        const unreachable: never = protocol;
+        throw new TypeError(`unknown protocol ${String(unreachable)}`);
+      }
+    }
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const path = (req.url ?? "/").split("?")[0]!;
+    let protocol: FakeProtocol;
+    let model = "";
+    const gemini = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(path);
+    if (req.method === "POST" && path === "/v1/chat/completions") protocol = "openai";
+    else if (req.method === "POST" && path === "/v1/messages") protocol = "anthropic";
+    else if (req.method === "POST" && gemini) {
+      protocol = "google";
+      model = decodeURIComponent(gemini[1]!);
+    } else {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `fake provider: no route ${req.method} ${path}` } }));
+      return;
+    }
+    let body: any;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(errorBody(protocol, 400, "fake provider: request body is not JSON"));
+      return;
+    }
+    if (protocol !== "google") model = String(body.model ?? "");
+    const request: FakeRequest = { protocol, path, headers: req.headers, body, model, index: callCount++ };
+    if (record) requests.push(request);
+    const reply: FakeReply = queue.length > 0 ? queue.shift()! : handler ? await handler(request) : noReply();
+    await wait((options.latencyMs ?? 0) + ("delayMs" in reply ? (reply.delayMs ?? 0) : 0));
+    const kind = reply.kind ?? "message";
+    switch (reply.kind) {
+      case undefined:
+      case "message":
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(renderMessage(protocol, body, model, reply));
+        return;
+      case "error": {
+        const headers: Record<string, string> = { "content-type": "application/json" };
+        if (reply.retryAfterSeconds !== undefined) headers["retry-after"] = String(reply.retryAfterSeconds);
+        if (reply.retryAfterMs !== undefined) headers["retry-after-ms"] = String(reply.retryAfterMs);
+        res.writeHead(reply.status, headers);
+        res.end(
+          errorBody(protocol, reply.status, reply.message ?? `fake provider: scripted HTTP ${reply.status}`),
+        );
+        return;
+      }
+      case "raw":
+        res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
+        res.end(reply.body);
+        return;
+      case "hang":
+        // Left open on purpose; close() destroys the socket.
+        return;
+      case "drop":
+        req.socket.destroy();
+        return;
+      default: {
+        const unreachable: never = reply;
+        throw new TypeError(`unknown fake reply ${kind} ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  const server = createServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    let counted = true;
+    const done = () => {
+      if (counted) inFlight--;
+      counted = false;
+    };
+    res.on("close", done);
+    answer(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `fake provider: handler failed: ${String(error)}` } }));
+    });
+  });
+  // Benchmarks open hundreds of connections at once.
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    anthropicBaseUrl: `${url}/v1`,
+    googleBaseUrl: `${url}/v1beta`,
+    requests,
+    push: (...replies) => {
+      queue.push(...replies);
+    },
+    setHandler: (next) => {
+      handler = next;
+    },
+    get callCount() {
+      return callCount;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function noReply(): FakeReply {
+  return { kind: "error", status: 400, message: "fake provider: no scripted reply left" };
+}
