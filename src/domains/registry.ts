@@ -2,6 +2,7 @@
 import { UsageError } from "../core/errors.ts";
 import { airlineDomain } from "./airline/index.ts";
 import { mockDomain } from "./mock/index.ts";
+import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
 import { retailDomain } from "./retail/index.ts";
 import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
 import type { Domain, DomainDefinition } from "./types.ts";
@@ -14,6 +15,8 @@ export function registerDomain(definition: DomainDefinition): void {
 }
 
 registerDomain(mockDomain);
+registerDomain(telecomDomain);
+registerDomain(telecomWorkflowDomain);
 registerDomain(telecomDomain);
 registerDomain(telecomWorkflowDomain);
 registerDomain(airlineDomain);

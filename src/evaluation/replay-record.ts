@@ -27,6 +27,9 @@ export function replayRecord(domain: Domain, task: Task): ReplayRecord {
   const gold = replayGold(domain, task);
   const finalAgent = gold.env.getDbHash();
   const finalUser = gold.env.getUserDbHash();
+  // Upstream's replay syncs once before checking assertions (the telecom golden sample shows
+  // it: roaming enabled by the last actions already counts); a no-op in other domains.
+  gold.env.syncTools();
   const envAssertions = (task.evaluation_criteria?.env_assertions ?? []).map((assertion) => {
     const base = {
       env_type: assertion.env_type,

@@ -1,0 +1,112 @@
+/**
+ * The `telecom` domain (specs/telecom.md): mobile-carrier tech support with
+ * dual control — the agent works on the carrier DB, the simulated user on
+ * their phone — coupled by `sync_tools`. Registered twice, as upstream does:
+ * `telecom` (tech-support manual) and `telecom-workflow` (workflow manual);
+ * both share the data files, tasks and splits.
+ */
+import { join } from "node:path";
+import type { Task, TaskSplits } from "../../core/task.ts";
+import type { DbState } from "../../env/db-state.ts";
+import { Environment } from "../../env/environment.ts";
+import { readDb, readSplits, readTasks, readText } from "../files.ts";
+import type { Domain, DomainDefinition, EnvironmentOptions } from "../types.ts";
+import { DraftBillIds, makeAgentToolkit } from "./agent-tools.ts";
+import { TelecomDb, type TelecomRoot, type TelecomUserRoot, TelecomUserDb } from "./models.ts";
+import { syncTelecom } from "./sync.ts";
+import { makeUserToolkit, newUserToolsState } from "./user-tools.ts";
+
+/** Which tech-support document the agent gets. */
+export type TelecomPolicyKind = "manual" | "workflow";
+
+/** Policy files per variant and mode (upstream-architecture.md §7.3); there is no solo manual. */
+const POLICY_FILES: Record<TelecomPolicyKind, Record<"normal" | "solo", [string, string]>> = {
+  manual: {
+    normal: ["main_policy.md", "tech_support_manual.md"],
+    solo: ["main_policy_solo.md", "tech_support_manual.md"],
+  },
+  workflow: {
+    normal: ["main_policy.md", "tech_support_workflow.md"],
+    solo: ["main_policy_solo.md", "tech_support_workflow_solo.md"],
+  },
+};
+
+/** The agent's policy: the main policy and the tech-support document, each wrapped in its tag. */
+export function telecomPolicy(main: string, techSupport: string): string {
+  return `<main_policy>\n${main}\n</main_policy>\n<tech_support_policy>\n${techSupport}\n</tech_support_policy>`;
+}
+
+/** Files shared by both variants, parsed once per data folder. */
+interface TelecomData {
+  dir: string;
+  db: DbState<TelecomRoot>;
+  userDb: DbState<TelecomUserRoot>;
+  tasks?: Task[];
+  splits?: TaskSplits;
+  texts: Map<string, string>;
+}
+
+const shared = new Map<string, TelecomData>();
+
+function telecomData(dataDir: string): TelecomData {
+  let data = shared.get(dataDir);
+  if (!data) {
+    const dir = join(dataDir, "domains", "telecom");
+    data = {
+      dir,
+      db: readDb<TelecomRoot>(join(dir, "db.toml"), TelecomDb),
+      userDb: readDb<TelecomUserRoot>(join(dir, "user_db.toml"), TelecomUserDb),
+      texts: new Map(),
+    };
+    shared.set(dataDir, data);
+  }
+  return data;
+}
+
+function loadVariant(name: string, kind: TelecomPolicyKind, dataDir: string): Domain {
+  const data = telecomData(dataDir);
+  const text = (file: string) => {
+    let value = data.texts.get(file);
+    if (value === undefined) {
+      value = readText(join(data.dir, file));
+      data.texts.set(file, value);
+    }
+    return value;
+  };
+  const policy = (options: EnvironmentOptions = {}) => {
+    const [main, tech] = POLICY_FILES[kind][options.soloMode ? "solo" : "normal"];
+    return telecomPolicy(text(main), text(tech));
+  };
+  return {
+    name,
+    supportsSolo: true,
+    hasUserTools: true,
+    makeEnvironment: (options = {}) =>
+      new Environment({
+        domainName: name,
+        policy: policy(options),
+        tools: makeAgentToolkit(data.db.fork(), new DraftBillIds()),
+        userTools: makeUserToolkit(data.userDb.fork(), newUserToolsState()),
+        soloMode: options.soloMode ?? false,
+        sync: syncTelecom,
+      }),
+    tasks: () => (data.tasks ??= readTasks(join(data.dir, "tasks.json"))),
+    splits: () => (data.splits ??= readSplits(join(data.dir, "split_tasks.json"))),
+    policy,
+  };
+}
+
+/** Registry entry of the telecom domain (tech-support manual policy). */
+export const telecomDomain: DomainDefinition = {
+  name: "telecom",
+  description:
+    "Mobile-carrier tech support with dual control: the user operates their phone (2,285 tasks, 114 in `base`).",
+  load: (dataDir) => loadVariant("telecom", "manual", dataDir),
+};
+
+/** Registry entry of the telecom domain with the workflow-style tech-support policy. */
+export const telecomWorkflowDomain: DomainDefinition = {
+  name: "telecom-workflow",
+  description: "The telecom domain with the tech-support policy written as workflows (same tasks).",
+  load: (dataDir) => loadVariant("telecom-workflow", "workflow", dataDir),
+};

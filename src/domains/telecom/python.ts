@@ -1,0 +1,34 @@
+/** Small emulations of Python runtime behaviour that telecom tools expose in their error texts. */
+import { PyFloat } from "../../core/py-json.ts";
+import { ToolError } from "../../env/toolkit.ts";
+
+/** Python's type name of a JSON-decoded value, as it appears in TypeError / AttributeError texts. */
+export function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "string") return "str";
+  if (typeof value === "boolean") return "bool";
+  if (value instanceof PyFloat) return "float";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (Array.isArray(value)) return "list";
+  return "dict";
+}
+
+/** A number argument as Python would compare it; other types raise the `<`/`<=` TypeError text. */
+export function pyNumberOperand(value: unknown, operator: string, other: string): number {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "number") return value;
+  if (value instanceof PyFloat) return value.value;
+  throw new ToolError(
+    `'${operator}' not supported between instances of '${pyTypeName(value)}' and '${other}'`,
+  );
+}
+
+/** Python `seq[:limit]` for a list. */
+export function pySliceTo<T>(items: readonly T[], limit: unknown): T[] {
+  if (limit === null || limit === undefined) return [...items];
+  let n: number;
+  if (typeof limit === "boolean") n = limit ? 1 : 0;
+  else if (typeof limit === "number" && Number.isInteger(limit)) n = limit;
+  else throw new ToolError("slice indices must be integers or None or have an __index__ method");
+  return items.slice(0, n < 0 ? Math.max(items.length + n, 0) : n);
+}
