@@ -2,7 +2,6 @@
 import { UsageError } from "../core/errors.ts";
 import { airlineDomain } from "./airline/index.ts";
 import { mockDomain } from "./mock/index.ts";
-import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
 import { retailDomain } from "./retail/index.ts";
 import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
 import type { Domain, DomainDefinition } from "./types.ts";
@@ -15,8 +14,6 @@ export function registerDomain(definition: DomainDefinition): void {
 }
 
 registerDomain(mockDomain);
-registerDomain(telecomDomain);
-registerDomain(telecomWorkflowDomain);
 registerDomain(telecomDomain);
 registerDomain(telecomWorkflowDomain);
 registerDomain(airlineDomain);
