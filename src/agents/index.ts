@@ -1,0 +1,23 @@
+/** Public surface of the agents layer: the seam, the registry and the built-in agents. */
+export { AgentError, AgentOutputError } from "./errors.ts";
+export {
+  createGoldPlanAgent,
+  createLlmAgent,
+  createSoloAgent,
+  DONE_TOOL,
+  hasExpectedActions,
+  isSoloTask,
+  LlmAgent,
+  type LlmAgentState,
+  SOLO_STOP_TOKEN,
+} from "./llm-agent.ts";
+export {
+  type AgentContext,
+  type AgentDefinition,
+  agentNames,
+  getAgentDefinition,
+  registerAgent,
+} from "./registry.ts";
+export { REPLAY_CLOSING, ReplayAgent, USER_ACTION_REQUEST, userActionRequest } from "./replay-agent.ts";
+export { parseTextAction, TextAgent, type TextAgentStyle } from "./text-agent.ts";
+export type { Agent, AgentInput } from "./types.ts";
