@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { registerDataCommand } from "./data.ts";
 import { registerDomainsCommand } from "./domains.ts";
 import { registerReplayCommand } from "./replay.ts";
+import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
 
 /** Adds all subcommands to the program. */
