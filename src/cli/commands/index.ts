@@ -11,5 +11,6 @@ export function registerCommands(program: Command): void {
   registerDomainsCommand(program);
   registerTasksCommand(program);
   registerReplayCommand(program);
+  registerRunCommand(program);
   registerDataCommand(program);
 }
