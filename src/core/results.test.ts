@@ -12,6 +12,7 @@ import {
   readResultsFile,
   resultsLayout,
   serializeResults,
+  taubenchStamp,
   writeResultsFile,
 } from "./results.ts";
 
@@ -172,7 +173,12 @@ describe("results file format", () => {
     expect(serializeResults(results)).toBe(readFileSync(upstreamFile, "utf8"));
   });
 
-  it("knows its own version", () => {
+  it("stamps taubench's version and commit", () => {
     expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
+    const stamp = taubenchStamp({ agent_prompt_sha256: "ab" });
+    expect(stamp.format_version).toBe(RESULTS_FORMAT_VERSION);
+    expect(stamp.version).toBe(packageVersion());
+    expect(stamp.git_commit === null || /^[0-9a-f]{40}$/.test(stamp.git_commit)).toBe(true);
+    expect(stamp.agent_prompt_sha256).toBe("ab");
   });
 });

@@ -5,6 +5,7 @@
  * (`json.dump(model_dump(), indent=2)`: ASCII escaping, Python float repr,
  * pydantic field order, float-typed fields printed as floats).
  */
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -597,4 +598,28 @@ export function writeResultsFile(path: string, results: Results, options: WriteR
 export function packageVersion(): string {
   const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
   return (JSON.parse(text) as { version: string }).version;
+}
+
+/** The commit of the taubench checkout the code runs from, or null outside a git checkout. */
+export function sourceGitCommit(): string | null {
+  try {
+    const cwd = new URL("../../", import.meta.url);
+    return execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** The `info.taubench` stamp: format version, package version, commit, plus whatever the runner adds (prompt hashes, …). */
+export function taubenchStamp(extra: Record<string, unknown> = {}): TaubenchInfo {
+  return {
+    format_version: RESULTS_FORMAT_VERSION,
+    version: packageVersion(),
+    git_commit: sourceGitCommit(),
+    ...extra,
+  };
 }
