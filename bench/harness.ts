@@ -1,0 +1,145 @@
+/**
+ * Shared pieces of the benchmarks: timing with medians, heap measurement,
+ * and the report table (value, target, ratio to target).
+ */
+
+/** One measured number, optionally with the target it must stay under. */
+export interface BenchResult {
+  /** What was measured on (a domain name, "runner", …). */
+  readonly subject: string;
+  readonly metric: string;
+  readonly value: number;
+  readonly unit: "ms" | "bytes" | "per s";
+  /** Upper bound the value should stay under (lower bound for `per s`); absent for information-only rows. */
+  readonly target?: number;
+  /** A remark shown after the row (e.g. which tool was timed). */
+  readonly note?: string;
+}
+
+/** What every benchmark module receives. */
+export interface BenchContext {
+  /** Official data folder (upstream layout). */
+  readonly dataDir: string;
+  /** Multiplies iteration counts (`--quick` lowers it). */
+  readonly scale: number;
+  /** Progress lines go here (stderr), so stdout stays the report. */
+  log(line: string): void;
+}
+
+/** A benchmark module: `bench/index.ts` runs each in turn and prints their results together. */
+export interface BenchModule {
+  readonly name: string;
+  readonly description: string;
+  run(context: BenchContext): Promise<BenchResult[]> | BenchResult[];
+}
+
+/** Median of a non-empty sample. */
+export function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Median time of one call, in milliseconds: `samples` batches of `batch`
+ * calls each (batches make sub-microsecond work measurable), after a warm-up.
+ */
+export function timeMedianMs(
+  fn: () => void,
+  options: { samples: number; batch?: number; warmup?: number },
+): number {
+  const batch = options.batch ?? 1;
+  for (let i = 0; i < (options.warmup ?? Math.min(50, options.samples)); i++) fn();
+  const results: number[] = [];
+  for (let s = 0; s < options.samples; s++) {
+    const start = performance.now();
+    for (let i = 0; i < batch; i++) fn();
+    results.push((performance.now() - start) / batch);
+  }
+  return median(results);
+}
+
+/**
+ * Median time of `measured`, where each sample first runs `prepare` untimed
+ * (e.g. a fresh environment for a write that may only succeed once).
+ */
+export function timePreparedMs<T>(
+  prepare: () => T,
+  measured: (prepared: T) => void,
+  samples: number,
+): number {
+  const results: number[] = [];
+  for (let s = 0; s < samples; s++) {
+    const prepared = prepare();
+    const start = performance.now();
+    measured(prepared);
+    results.push(performance.now() - start);
+  }
+  return median(results);
+}
+
+type GcFunction = () => void;
+
+/** Whether heap measurements are exact (`node --expose-gc`). */
+export function canCollectGarbage(): boolean {
+  return typeof (globalThis as { gc?: GcFunction }).gc === "function";
+}
+
+/** Heap in use after a full collection (when available). */
+export function heapUsedBytes(): number {
+  const gc = (globalThis as { gc?: GcFunction }).gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+function formatValue(value: number, unit: BenchResult["unit"]): string {
+  switch (unit) {
+    case "ms":
+      return value < 0.1 ? `${(value * 1000).toFixed(2)} µs` : `${value.toFixed(value < 10 ? 3 : 1)} ms`;
+    case "bytes":
+      return value < 10_240 ? `${Math.round(value)} B` : `${(value / 1024).toFixed(1)} KB`;
+    case "per s":
+      return `${value.toFixed(1)} /s`;
+    default: {
+      const never: never = unit;
+      return String(never);
+    }
+  }
+}
+
+/** Ratio to target: below 1 is inside the target (for throughput the ratio is target / value). */
+export function ratioToTarget(result: BenchResult): number | undefined {
+  if (result.target === undefined) return undefined;
+  return result.unit === "per s" ? result.target / result.value : result.value / result.target;
+}
+
+/** The report as an aligned text table. */
+export function formatTable(results: readonly BenchResult[]): string {
+  const header = ["subject", "metric", "median", "target", "ratio", "status", "note"];
+  const rows = results.map((result) => {
+    const ratio = ratioToTarget(result);
+    const target =
+      result.target === undefined
+        ? "-"
+        : `${result.unit === "per s" ? ">" : "<"} ${formatValue(result.target, result.unit)}`;
+    return [
+      result.subject,
+      result.metric,
+      formatValue(result.value, result.unit),
+      target,
+      ratio === undefined ? "-" : ratio.toFixed(3),
+      ratio === undefined ? "" : ratio <= 1 ? "ok" : "MISSED",
+      result.note ?? "",
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 2 || i === 3 || i === 4 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}

@@ -1,0 +1,54 @@
+/**
+ * Benchmarks entry point (`npm run bench`, which runs Node with
+ * `--expose-gc` so heap numbers are exact). Runs every module in
+ * {@link MODULES} and prints one table of medians against their targets.
+ *
+ * Options: `--only <module>[,<module>]`, `--quick` (fewer samples),
+ * `--json` (machine-readable results on stdout). The data folder is
+ * `TAU_DATA_DIR`, else `../shared/tau2-data` next to the repository.
+ */
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { domainBench } from "./domains.ts";
+import {
+  type BenchModule,
+  type BenchResult,
+  canCollectGarbage,
+  formatTable,
+  ratioToTarget,
+} from "./harness.ts";
+
+/** Every benchmark module, in the order they run. Add new modules here. */
+export const MODULES: readonly BenchModule[] = [domainBench];
+
+function option(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+async function main(args: string[]): Promise<number> {
+  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const dataDir = process.env.TAU_DATA_DIR ?? resolve(repoRoot, "..", "shared", "tau2-data");
+  const only = option(args, "--only")?.split(",");
+  const quick = args.includes("--quick");
+  const json = args.includes("--json");
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  if (!canCollectGarbage()) log("note: run with node --expose-gc for exact heap numbers");
+  const modules = MODULES.filter((module) => !only || only.includes(module.name));
+  if (modules.length === 0) {
+    log(`no benchmark named ${only?.join(", ")}; known: ${MODULES.map((m) => m.name).join(", ")}`);
+    return 2;
+  }
+  const results: BenchResult[] = [];
+  for (const module of modules) {
+    log(`== ${module.name}: ${module.description}`);
+    results.push(...(await module.run({ dataDir, scale: quick ? 0.2 : 1, log })));
+  }
+  if (json) process.stdout.write(`${JSON.stringify({ dataDir, results }, null, 2)}\n`);
+  else process.stdout.write(`data: ${dataDir}\n\n${formatTable(results)}\n`);
+  const missed = results.filter((result) => (ratioToTarget(result) ?? 0) > 1);
+  if (missed.length > 0) log(`${missed.length} target(s) missed`);
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
