@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileFormatError } from "./errors.ts";
+import { SimulationRun } from "./simulation.ts";
 import { PyFloat, parsePyJson, pyDumps } from "./py-json.ts";
 import {
   packageVersion,
@@ -12,6 +13,7 @@ import {
   readResultsFile,
   resultsLayout,
   serializeResults,
+  simulationToPy,
   taubenchStamp,
   writeResultsFile,
 } from "./results.ts";
@@ -171,6 +173,37 @@ describe("results file format", () => {
     const results = readResultsFile(file);
     expect("annotations" in results.tasks[0]!).toBe(false);
     expect(serializeResults(results)).toBe(readFileSync(upstreamFile, "utf8"));
+  });
+
+  it("dumps simulations built in code with upstream's field order and float fields", () => {
+    const simulation = SimulationRun.parse({
+      id: "s",
+      task_id: "t",
+      start_time: "a",
+      end_time: "b",
+      duration: 3,
+      termination_reason: "agent_stop",
+      agent_cost: 0,
+      reward_info: { reward: 1, reward_breakdown: { DB: 1 } },
+      messages: [
+        { role: "system", content: "be nice", turn_idx: 0, timestamp: "x" },
+        { role: "tool", id: "c1", content: "5", turn_idx: 1, timestamp: "y" },
+      ],
+      trial: 0,
+      seed: 7,
+    });
+    expect(pyDumps(simulationToPy(simulation))).toBe(
+      '{"id": "s", "task_id": "t", "timestamp": null, "start_time": "a", "end_time": "b", "duration": 3.0, ' +
+        '"termination_reason": "agent_stop", "agent_cost": 0.0, "user_cost": null, "agent_usage": null, ' +
+        '"reward_info": {"reward": 1.0, "db_check": null, "env_assertions": null, "action_checks": null, ' +
+        '"nl_assertions": null, "communicate_checks": null, "reward_basis": null, "reward_breakdown": {"DB": 1.0}, ' +
+        '"info": null}, "messages": [{"role": "system", "content": "be nice", "turn_idx": 0, "timestamp": "x"}, ' +
+        '{"id": "c1", "role": "tool", "content": "5", "requestor": "assistant", "error": false, "turn_idx": 1, ' +
+        '"timestamp": "y"}], "ticks": null, "trial": 0, "seed": 7, "mode": "half_duplex", "speech_environment": null, ' +
+        '"review": null, "user_only_review": null, "info": null, "auth_classification": null, ' +
+        '"hallucination_retries_used": 0, "hallucination_check": null, "provider_session_id": null, "policy": null, ' +
+        '"effect_timeline": null}',
+    );
   });
 
   it("stamps taubench's version and commit", () => {
