@@ -9,7 +9,7 @@ import type { EnvAssertionCheck, RewardInfo } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import type { Domain } from "../domains/types.ts";
 import type { Environment, ReplayMismatchError } from "../env/environment.ts";
-import { replayGold } from "./gold.ts";
+import { buildGoldEnvironment } from "./gold.ts";
 import { rewardInfo } from "./reward-parts.ts";
 
 /** Options of {@link evaluateEnvironment}. */
@@ -53,7 +53,7 @@ export function evaluateEnvironment(options: EnvEvaluationOptions): RewardInfo {
     });
   }
   const predicted = replayPredicted(options);
-  const gold = replayGold(options.domain, task).env;
+  const gold = buildGoldEnvironment(options.domain, task).env;
   const dbMatch =
     gold.getDbHash() === predicted.getDbHash() && gold.getUserDbHash() === predicted.getUserDbHash();
   const dbReward = dbMatch ? 1 : 0;

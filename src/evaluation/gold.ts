@@ -36,12 +36,23 @@ export function applyInitialState(env: Environment, task: Task): void {
   );
 }
 
-/** Builds the gold environment of a task and runs its expected actions. */
+/** Builds the gold environment of a task and runs its expected actions (no hashing: grading needs only the end state). */
+export function buildGoldEnvironment(domain: Domain, task: Task): { env: Environment; steps: GoldStep[] } {
+  const env = domain.makeEnvironment({ soloMode: false });
+  applyInitialState(env, task);
+  return { env, steps: runGoldActions(env, task) };
+}
+
+/** Builds the gold environment of a task and runs its expected actions, recording the hashes before them. */
 export function replayGold(domain: Domain, task: Task): GoldReplay {
   const env = domain.makeEnvironment({ soloMode: false });
   applyInitialState(env, task);
   const initialAgentDbHash = env.getDbHash();
   const initialUserDbHash = env.getUserDbHash();
+  return { env, initialAgentDbHash, initialUserDbHash, steps: runGoldActions(env, task) };
+}
+
+function runGoldActions(env: Environment, task: Task): GoldStep[] {
   const steps: GoldStep[] = [];
   for (const action of task.evaluation_criteria?.actions ?? []) {
     let output: string;
@@ -61,5 +72,5 @@ export function replayGold(domain: Domain, task: Task): GoldReplay {
       error,
     });
   }
-  return { env, initialAgentDbHash, initialUserDbHash, steps };
+  return steps;
 }

@@ -8,7 +8,13 @@ export {
   NotGradableError,
   toolKinds,
 } from "./evaluator.ts";
-export { applyInitialState, type GoldReplay, type GoldStep, replayGold } from "./gold.ts";
+export {
+  applyInitialState,
+  buildGoldEnvironment,
+  type GoldReplay,
+  type GoldStep,
+  replayGold,
+} from "./gold.ts";
 export {
   createLlmJudge,
   DEFAULT_JUDGE_ARGS,
