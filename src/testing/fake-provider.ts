@@ -139,6 +139,12 @@ class PrefixCache {
   private readonly entries = new Set<string>();
   constructor(private readonly minTokens: number) {}
 
+  /** Bounded so a long benchmark cannot grow the set without limit (a full cache simply starts over). */
+  private remember(prefix: string): void {
+    if (this.entries.size >= 200_000) this.entries.clear();
+    this.entries.add(prefix);
+  }
+
   /**
    * Anthropic semantics: reads the longest cached prefix ending at a block
    * boundary no later than the last breakpoint; writes the prefixes at every
@@ -148,12 +154,13 @@ class PrefixCache {
     const cumulative: number[] = [];
     const hashes: string[] = [];
     let running = 0;
-    let text = "";
+    // Incremental hashing keeps a long conversation linear, not quadratic, in its length.
+    const hash = createHash("sha256");
     for (const block of blocks) {
       running += block.tokens;
-      text += block.json;
+      hash.update(block.json);
       cumulative.push(running);
-      hashes.push(hashOf(text));
+      hashes.push(hash.copy().digest("hex"));
     }
     const total = running;
     let lastBreakpoint = -1;
@@ -171,7 +178,7 @@ class PrefixCache {
     let written = read;
     blocks.forEach((b, i) => {
       if (b.breakpoint && cumulative[i]! >= this.minTokens) {
-        this.entries.add(hashes[i]!);
+        this.remember(hashes[i]!);
         written = Math.max(written, cumulative[i]!);
       }
     });
@@ -181,15 +188,15 @@ class PrefixCache {
   /** OpenAI semantics: automatic; the longest seen message prefix ≥ minTokens, in 128-token steps. */
   openai(blocks: Block[]): { read: number; total: number } {
     let running = 0;
-    let text = "";
     let read = 0;
+    const hash = createHash("sha256");
     for (const block of blocks) {
       running += block.tokens;
-      text += block.json;
-      const hash = hashOf(text);
+      hash.update(block.json);
       if (running >= this.minTokens) {
-        if (this.entries.has(hash)) read = running;
-        this.entries.add(hash);
+        const prefix = hash.copy().digest("hex");
+        if (this.entries.has(prefix)) read = running;
+        this.remember(prefix);
       }
     }
     if (read > 0) read = this.minTokens + Math.floor((read - this.minTokens) / 128) * 128;

@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeProvider, startFakeProvider } from "./fake-provider.ts";
+
+let fake: FakeProvider | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+const chat = (url: string, content: string) =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content }] }),
+  });
+
+describe("fake provider", () => {
+  it("answers hundreds of concurrent calls with a fixed latency, in parallel", async () => {
+    fake = await startFakeProvider({
+      latencyMs: 300,
+      record: false,
+      handler: (r) => ({ text: `echo ${r.index}` }),
+    });
+    const started = performance.now();
+    const responses = await Promise.all(Array.from({ length: 400 }, (_, i) => chat(fake!.url, `m${i}`)));
+    const elapsed = performance.now() - started;
+    const bodies = await Promise.all(responses.map((r) => r.json() as Promise<any>));
+    expect(bodies.every((b) => b.choices[0].message.content.startsWith("echo"))).toBe(true);
+    expect(fake.callCount).toBe(400);
+    expect(fake.maxInFlight).toBeGreaterThan(100);
+    expect(fake.requests).toHaveLength(0);
+    // Serial would take 120 s; parallel takes about one latency (generous bound: CI machines are busy).
+    expect(elapsed).toBeLessThan(15_000);
+  });
+
+  it("answers unknown routes with 404 and an empty queue with 400", async () => {
+    fake = await startFakeProvider();
+    expect((await fetch(`${fake.url}/v2/other`, { method: "POST", body: "{}" })).status).toBe(404);
+    const response = await chat(fake.url, "x");
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain("no scripted reply");
+  });
+
+  it("simulates OpenAI's automatic prefix caching", async () => {
+    fake = await startFakeProvider({ handler: () => ({ text: "ok" }), minCacheTokens: 100 });
+    const long = "x".repeat(2000);
+    const first = (await (await chat(fake.url, long)).json()) as any;
+    const second = (await (await chat(fake.url, long)).json()) as any;
+    expect(first.usage.prompt_tokens_details.cached_tokens).toBe(0);
+    expect(second.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+    expect(second.usage.prompt_tokens_details.cached_tokens).toBeLessThanOrEqual(second.usage.prompt_tokens);
+  });
+});
