@@ -25,7 +25,7 @@ export interface CheckpointState {
   tasks: Map<string, Task>;
   /** Per key, the simulation that counts, in the order the winners were written. */
   simulations: Map<string, SlimSimulation>;
-  /** Line number of the winning record per key (to fetch the full record later). */
+  /** Line number of the winning record per key, in the same order as {@link simulations}. */
   lines: Map<string, number>;
   /** Line number of a torn last line that was skipped, or null. */
   tornLine: number | null;
@@ -33,7 +33,7 @@ export interface CheckpointState {
   duplicates: number;
 }
 
-/** Reads a checkpoint into a {@link CheckpointState}; with `keep` the full simulations are kept too. */
+/** Reads a checkpoint into a {@link CheckpointState}; with `full` the transcripts are kept too. */
 export async function loadCheckpointState(
   path: string,
   options: { full?: boolean } = {},
@@ -66,6 +66,7 @@ export async function loadCheckpointState(
         // Re-insert so iteration order follows the winning record's position.
         state.simulations.delete(key);
         state.simulations.set(key, options.full ? simulation : slimSimulation(simulation));
+        state.lines.delete(key);
         state.lines.set(key, lineNumber);
         break;
       }

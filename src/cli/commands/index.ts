@@ -2,9 +2,11 @@
 import type { Command } from "commander";
 import { registerDataCommand } from "./data.ts";
 import { registerDomainsCommand } from "./domains.ts";
+import { registerExportCommand } from "./export.ts";
 import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
+import { registerViewCommand } from "./view.ts";
 
 /** Adds all subcommands to the program. */
 export function registerCommands(program: Command): void {
@@ -12,5 +14,7 @@ export function registerCommands(program: Command): void {
   registerTasksCommand(program);
   registerReplayCommand(program);
   registerRunCommand(program);
+  registerViewCommand(program);
+  registerExportCommand(program);
   registerDataCommand(program);
 }

@@ -1,0 +1,83 @@
+/**
+ * Opening a run for reading, whatever its form: our checkpoint
+ * (`results.jsonl`), upstream's or our `results.json` (monolithic or dir
+ * layout), a run folder, or a bare run name under `./runs/`.
+ */
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { FileFormatError, UsageError } from "../core/errors.ts";
+import { Info, readResultsFile } from "../core/results.ts";
+import type { SimulationRun } from "../core/simulation.ts";
+import type { Task } from "../core/task.ts";
+import { loadCheckpointState, readSimulationsAt } from "./checkpoint-state.ts";
+
+/** A run as read from disk. */
+export interface LoadedRun {
+  /** The file that was read. */
+  path: string;
+  kind: "checkpoint" | "results";
+  info: Info;
+  tasks: Task[];
+  /** The simulations that count (one per key); without transcripts when read from a checkpoint. */
+  simulations: SimulationRun[];
+  /** Full simulations by index into {@link simulations} (reads the checkpoint again when needed). */
+  full(indices: readonly number[]): Promise<SimulationRun[]>;
+}
+
+/** Resolves what the user named to a file; in a run folder the checkpoint wins over its exported JSON (it is newer). */
+export function resolveRunPath(target: string, cwd = process.cwd()): string {
+  const candidates: string[] = [];
+  const path = resolve(cwd, target);
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    candidates.push(join(path, "results.jsonl"), join(path, "results.json"));
+  } else if (target.endsWith(".json")) {
+    candidates.push(path);
+  } else if (target.endsWith(".jsonl")) {
+    candidates.push(path);
+  } else {
+    candidates.push(
+      path,
+      join(cwd, "runs", target, "results.jsonl"),
+      join(cwd, "runs", target, "results.json"),
+    );
+  }
+  const found = candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+  if (!found) throw new UsageError(`No run found at '${target}' (looked for ${candidates.join(", ")})`);
+  return found;
+}
+
+/** Opens a run (see {@link resolveRunPath}). */
+export async function loadRun(target: string, cwd = process.cwd()): Promise<LoadedRun> {
+  const path = resolveRunPath(target, cwd);
+  if (path.endsWith(".jsonl")) {
+    const state = await loadCheckpointState(path);
+    if (!state.run) throw new FileFormatError(path, "no run record (is this a taubench checkpoint?)");
+    const parsed = Info.safeParse(state.run.info);
+    if (!parsed.success)
+      throw new FileFormatError(path, `run record info: ${parsed.error.issues[0]!.message}`);
+    const lines = [...state.lines.values()];
+    return {
+      path,
+      kind: "checkpoint",
+      info: { ...parsed.data, num_trials: state.run.num_trials },
+      tasks: [...state.tasks.values()],
+      simulations: [...state.simulations.values()],
+      async full(indices) {
+        const wanted = new Set(indices.map((index) => lines[index]!).filter((line) => line !== undefined));
+        const byLine = await readSimulationsAt(path, wanted);
+        return byLine;
+      },
+    };
+  }
+  const results = readResultsFile(path);
+  return {
+    path,
+    kind: "results",
+    info: results.info,
+    tasks: results.tasks,
+    simulations: results.simulations,
+    async full(indices) {
+      return indices.map((index) => results.simulations[index]!).filter((s) => s !== undefined);
+    },
+  };
+}
