@@ -162,7 +162,16 @@ export function toProviderPrompt(messages: LlmMessage[], options: PromptOptions)
       }
     }
   }
-  if (options.promptCache && options.provider === "anthropic") addCacheBreakpoints(prompt);
+  if (options.provider === "anthropic") {
+    // Anthropic wants a user turn first, but the agent's context opens with the
+    // assistant greeting; put a "." user turn before it, as LiteLLM does with
+    // `modify_params` (without it LiteLLM refuses such a context).
+    const first = prompt.findIndex((m) => m.role !== "system");
+    if (first >= 0 && prompt[first]!.role === "assistant") {
+      prompt.splice(first, 0, { role: "user", content: [{ type: "text", text: "." }] });
+    }
+    if (options.promptCache) addCacheBreakpoints(prompt);
+  }
   return prompt;
 }
 

@@ -151,6 +151,20 @@ describe("anthropic adapter", () => {
     expect(response.toolCalls![0]!.arguments.amount).toBeInstanceOf(PyFloat);
   });
 
+  it("opens with a placeholder user turn when the context starts with the assistant greeting", async () => {
+    fake.push({ text: "ok" });
+    await client("anthropic/claude-sonnet-4-5").generate({
+      messages: [
+        { role: "system", content: "policy" },
+        { role: "assistant", content: "Hi! How can I help you today?" },
+        { role: "user", content: "I need a refund." },
+      ],
+    });
+    const messages = fake.requests[0]!.body.messages;
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(messages[0].content[0].text).toBe(".");
+  });
+
   it("sends no breakpoints with promptCache off", async () => {
     fake.push({ text: "ok" });
     await client("anthropic/claude-sonnet-4-5", { promptCache: false }).generate({
