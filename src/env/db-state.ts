@@ -3,7 +3,7 @@
  * per process; each episode forks it in O(1) and copies only the entries it
  * writes. Hashing reuses cached serializations of the untouched (frozen) entries.
  */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { pyJsonString, type PyValue } from "../core/py-json.ts";
 import {
   deepClone,
@@ -104,6 +104,16 @@ export class CowMap<V> {
     return [...baseSorted, ...this.added].sort(byKey);
   }
 
+  /** The shared frozen map this one is layered over. */
+  get baseMap(): ReadonlyMap<string, V> {
+    return this.base;
+  }
+
+  /** Keys whose value this state set (changed or added), in no particular order. */
+  changedKeys(): IterableIterator<string> {
+    return (this.own ?? EMPTY_MAP).keys();
+  }
+
   /** An independent copy: shares the frozen base, deep-copies what this state changed. */
   fork(): CowMap<V> {
     const copy = new CowMap<V>(this.base);
@@ -192,6 +202,11 @@ export class CowList<V> {
     return this.writable().splice(start, deleteCount, ...values);
   }
 
+  /** Whether this state has its own copy of the element array (it wrote to the list). */
+  get isOwned(): boolean {
+    return this.ownsArray;
+  }
+
   fork(): CowList<V> {
     const copy = new CowList<V>(this.items);
     if (this.ownsArray) {
@@ -219,6 +234,8 @@ export class DbState<Root extends object = Record<string, unknown>> {
   private constructor(
     readonly ty: ModelTy,
     private readonly fields: Record<string, unknown>,
+    /** The frozen base shared by every fork of one loaded DB, with its cached hash stream. */
+    private readonly lineage: Lineage,
   ) {}
 
   /** Wraps a validated value as the frozen shared base of a DB. */
@@ -231,7 +248,7 @@ export class DbState<Root extends object = Record<string, unknown>> {
       else if (field.ty.kind === "list") fields[field.name] = new CowList(v as unknown[]);
       else fields[field.name] = v;
     }
-    return new DbState<R>(ty, fields).fork();
+    return new DbState<R>(ty, fields, { fields: { ...fields }, stream: undefined }).fork();
   }
 
   /** The model's name (e.g. `MockDB`). */
@@ -272,7 +289,7 @@ export class DbState<Root extends object = Record<string, unknown>> {
       if (v instanceof CowMap || v instanceof CowList) fields[name] = v.fork();
       else fields[name] = deepClone(v);
     }
-    return new DbState<Root>(this.ty, fields);
+    return new DbState<Root>(this.ty, fields, this.lineage);
   }
 
   /** `model_dump()` as a Python JSON value (declaration order). */
@@ -287,8 +304,34 @@ export class DbState<Root extends object = Record<string, unknown>> {
     return out;
   }
 
-  /** sha256 of `json.dumps(model_dump(), sort_keys=True, default=str)`, as upstream's `get_db_hash`. */
+  /**
+   * sha256 of `json.dumps(model_dump(), sort_keys=True, default=str)`, as
+   * upstream's `get_db_hash`. The serialization of the shared base is kept as
+   * bytes with sha256 midstates every {@link CHECKPOINT_BYTES}; a fork's hash
+   * resumes from the last midstate before its first change and hashes the
+   * rest as base byte ranges plus its changed entries.
+   */
   hash(): string {
+    const stream = (this.lineage.stream ??= buildBaseStream(this.ty, this.lineage.fields));
+    const sink = new HashSink(stream);
+    sink.base(0, 1);
+    for (const layout of stream.fields) {
+      sink.base(layout.headerStart, layout.valueStart);
+      const value = this.fields[layout.name];
+      if (value instanceof CowMap) emitMap(sink, layout, value);
+      else if (value instanceof CowList) emitList(sink, layout, value);
+      else {
+        const text = serializeSorted(layout.ty, value);
+        if (text === layout.baseText) sink.base(layout.valueStart, layout.valueEnd);
+        else sink.text(text);
+      }
+    }
+    sink.base(stream.bytes.length - 1, stream.bytes.length);
+    return sink.digest();
+  }
+
+  /** The straightforward full serialization hash (reference for {@link hash}; used by tests). */
+  hashFull(): string {
     const hasher = createHash("sha256");
     const fields = [...this.ty.fields].sort((a, b) => byKey(a.name, b.name));
     hasher.update("{");
@@ -330,4 +373,263 @@ function hashMap(hasher: ReturnType<typeof createHash>, ty: Ty, map: CowMap<unkn
   });
   chunk.push("}");
   hasher.update(chunk.join(""), "latin1");
+}
+
+// ---------------------------------------------------------------------------
+// Incremental hashing
+
+/** Distance between stored sha256 midstates in the base stream. */
+const CHECKPOINT_BYTES = 32 * 1024;
+
+interface Lineage {
+  /** The top-level fields as loaded (CowMaps/CowLists over the frozen base, other values as loaded). */
+  readonly fields: Record<string, unknown>;
+  stream: BaseStream | undefined;
+}
+
+/** Where one top-level field sits in the base stream. */
+interface FieldLayout {
+  readonly name: string;
+  readonly ty: Ty;
+  /** Offset of `{"name": ` / `, "name": `. */
+  readonly headerStart: number;
+  readonly valueStart: number;
+  readonly valueEnd: number;
+  /** Dict fields: the base map, its sorted keys, and entry offsets (entry i = `{`/`, ` + key + `: ` + value). */
+  readonly baseMap?: ReadonlyMap<string, unknown>;
+  readonly sortedKeys?: readonly string[];
+  readonly keyIndex?: ReadonlyMap<string, number>;
+  /** List fields: the base element array; entry i = `[`/`, ` + element. */
+  readonly baseItems?: readonly unknown[];
+  /** Start offsets of the entries, plus one final offset where the closing bracket starts. */
+  readonly entryOffsets?: Int32Array;
+  /** Other fields: the base serialization. */
+  readonly baseText?: string;
+}
+
+interface BaseStream {
+  readonly bytes: Buffer;
+  readonly fields: readonly FieldLayout[];
+  /** sha256 states after `offset` bytes, every CHECKPOINT_BYTES. */
+  readonly checkpoints: readonly { offset: number; hash: Hash }[];
+  readonly digest: string;
+}
+
+function buildBaseStream(ty: ModelTy, fields: Record<string, unknown>): BaseStream {
+  const parts: string[] = [];
+  let length = 0;
+  const push = (text: string) => {
+    parts.push(text);
+    length += text.length;
+  };
+  const layouts: FieldLayout[] = [];
+  push("{");
+  const sorted = [...ty.fields].sort((a, b) => byKey(a.name, b.name));
+  sorted.forEach((field, i) => {
+    const headerStart = length;
+    push(`${i > 0 ? ", " : ""}${pyJsonString(field.name)}: `);
+    const valueStart = length;
+    const value = fields[field.name];
+    if (value instanceof CowMap) {
+      const valueTy = (field.ty as Extract<Ty, { kind: "dict" }>).value;
+      const keys = value.sortedKeys();
+      const offsets = new Int32Array(keys.length + 1);
+      keys.forEach((key, j) => {
+        offsets[j] = length;
+        push(`${j === 0 ? "{" : ", "}${pyJsonString(key)}: ${serializeSorted(valueTy, value.get(key))}`);
+      });
+      offsets[keys.length] = length;
+      push(keys.length === 0 ? "{}" : "}");
+      layouts.push({
+        name: field.name,
+        ty: field.ty,
+        headerStart,
+        valueStart,
+        valueEnd: length,
+        baseMap: value.baseMap,
+        sortedKeys: keys,
+        keyIndex: new Map(keys.map((key, j) => [key, j])),
+        entryOffsets: offsets,
+      });
+    } else if (value instanceof CowList) {
+      const itemTy = (field.ty as Extract<Ty, { kind: "list" }>).item;
+      const items = value.toArray();
+      const offsets = new Int32Array(items.length + 1);
+      items.forEach((item, j) => {
+        offsets[j] = length;
+        push(`${j === 0 ? "[" : ", "}${serializeSorted(itemTy, item)}`);
+      });
+      offsets[items.length] = length;
+      push(items.length === 0 ? "[]" : "]");
+      layouts.push({
+        name: field.name,
+        ty: field.ty,
+        headerStart,
+        valueStart,
+        valueEnd: length,
+        baseItems: items,
+        entryOffsets: offsets,
+      });
+    } else {
+      const text = serializeSorted(field.ty, value);
+      push(text);
+      layouts.push({
+        name: field.name,
+        ty: field.ty,
+        headerStart,
+        valueStart,
+        valueEnd: length,
+        baseText: text,
+      });
+    }
+  });
+  push("}");
+  // Serializations are ASCII (json.dumps escapes everything else), so characters and bytes coincide.
+  const bytes = Buffer.from(parts.join(""), "latin1");
+  const checkpoints: { offset: number; hash: Hash }[] = [];
+  const hasher = createHash("sha256");
+  for (let offset = 0; offset < bytes.length; offset += CHECKPOINT_BYTES) {
+    checkpoints.push({ offset, hash: hasher.copy() });
+    hasher.update(bytes.subarray(offset, Math.min(bytes.length, offset + CHECKPOINT_BYTES)));
+  }
+  return { bytes, fields: layouts, checkpoints, digest: hasher.digest("hex") };
+}
+
+/**
+ * Receives the hash stream as base byte ranges and new text. While the
+ * output still equals the base stream it only tracks the offset; at the
+ * first difference it resumes hashing from the nearest stored midstate.
+ */
+class HashSink {
+  private hasher: Hash | undefined;
+  private pendingStart = 0;
+  private pendingEnd = 0;
+
+  constructor(private readonly stream: BaseStream) {}
+
+  base(start: number, end: number): void {
+    if (start >= end) return;
+    if (start === this.pendingEnd) {
+      this.pendingEnd = end;
+      return;
+    }
+    this.flush();
+    this.pendingStart = start;
+    this.pendingEnd = end;
+  }
+
+  text(text: string): void {
+    this.flush();
+    this.hasher!.update(text, "latin1");
+  }
+
+  private flush(): void {
+    if (!this.hasher) {
+      // Everything so far is the base stream's prefix [0, pendingEnd).
+      const checkpoints = this.stream.checkpoints;
+      let index = Math.min(checkpoints.length - 1, Math.floor(this.pendingEnd / CHECKPOINT_BYTES));
+      while (index > 0 && checkpoints[index]!.offset > this.pendingEnd) index--;
+      const checkpoint = checkpoints[index];
+      this.hasher = checkpoint ? checkpoint.hash.copy() : createHash("sha256");
+      this.pendingStart = checkpoint ? checkpoint.offset : 0;
+    }
+    if (this.pendingEnd > this.pendingStart) {
+      this.hasher.update(this.stream.bytes.subarray(this.pendingStart, this.pendingEnd));
+    }
+    this.pendingStart = this.pendingEnd;
+  }
+
+  digest(): string {
+    if (!this.hasher && this.pendingStart === 0 && this.pendingEnd === this.stream.bytes.length) {
+      return this.stream.digest;
+    }
+    this.flush();
+    return this.hasher!.digest("hex");
+  }
+}
+
+function emitFullText(sink: HashSink, layout: FieldLayout, value: CowMap<unknown> | CowList<unknown>): void {
+  if (value instanceof CowMap) {
+    const valueTy = (layout.ty as Extract<Ty, { kind: "dict" }>).value;
+    const keys = value.sortedKeys();
+    const parts = keys.map(
+      (key, i) => `${i === 0 ? "{" : ", "}${pyJsonString(key)}: ${serializeSorted(valueTy, value.get(key))}`,
+    );
+    sink.text(keys.length === 0 ? "{}" : `${parts.join("")}}`);
+  } else {
+    const itemTy = (layout.ty as Extract<Ty, { kind: "list" }>).item;
+    const items = value.toArray();
+    sink.text(
+      items.length === 0 ? "[]" : `[${items.map((item) => serializeSorted(itemTy, item)).join(", ")}]`,
+    );
+  }
+}
+
+function lowerBound(keys: readonly string[], key: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (keys[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function emitMap(sink: HashSink, layout: FieldLayout, map: CowMap<unknown>): void {
+  const offsets = layout.entryOffsets;
+  const keys = layout.sortedKeys;
+  if (map.baseMap !== layout.baseMap || !offsets || !keys || keys.length === 0) {
+    emitFullText(sink, layout, map);
+    return;
+  }
+  const changed = [...map.changedKeys()];
+  if (changed.length === 0) {
+    sink.base(layout.valueStart, layout.valueEnd);
+    return;
+  }
+  changed.sort(byKey);
+  const valueTy = (layout.ty as Extract<Ty, { kind: "dict" }>).value;
+  let cursor = 0;
+  let emitted = false;
+  const emitBase = (end: number) => {
+    if (cursor >= end) return;
+    if (cursor === 0 && emitted) {
+      // The first base entry opens with "{"; after an inserted key it needs a separator instead.
+      sink.text(", ");
+      sink.base(offsets[0]! + 1, offsets[end]!);
+    } else sink.base(offsets[cursor]!, offsets[end]!);
+    cursor = end;
+    emitted = true;
+  };
+  for (const key of changed) {
+    const index = layout.keyIndex!.get(key);
+    emitBase(index ?? lowerBound(keys, key));
+    sink.text(`${emitted ? ", " : "{"}${pyJsonString(key)}: ${serializeSorted(valueTy, map.get(key))}`);
+    emitted = true;
+    if (index !== undefined) cursor = index + 1;
+  }
+  emitBase(keys.length);
+  sink.base(offsets[keys.length]!, layout.valueEnd);
+}
+
+function emitList(sink: HashSink, layout: FieldLayout, list: CowList<unknown>): void {
+  const offsets = layout.entryOffsets;
+  const baseItems = layout.baseItems;
+  if (!list.isOwned) {
+    sink.base(layout.valueStart, layout.valueEnd);
+    return;
+  }
+  const items = list.toArray();
+  if (!offsets || !baseItems || baseItems.length === 0 || items.length === 0) {
+    emitFullText(sink, layout, list);
+    return;
+  }
+  const itemTy = (layout.ty as Extract<Ty, { kind: "list" }>).item;
+  // Same index, same element: the base bytes (separator included) still apply.
+  items.forEach((item, i) => {
+    if (i < baseItems.length && item === baseItems[i]) sink.base(offsets[i]!, offsets[i + 1]!);
+    else sink.text(`${i === 0 ? "[" : ", "}${serializeSorted(itemTy, item)}`);
+  });
+  sink.text("]");
 }
