@@ -1,7 +1,9 @@
 /** Registers every subcommand (one module per command). */
 import type { Command } from "commander";
+import { registerCompareCommand } from "./compare.ts";
 import { registerDataCommand } from "./data.ts";
 import { registerDomainsCommand } from "./domains.ts";
+import { registerEvaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { registerExportCommand } from "./export.ts";
 import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
@@ -16,5 +18,7 @@ export function registerCommands(program: Command): void {
   registerRunCommand(program);
   registerViewCommand(program);
   registerExportCommand(program);
+  registerEvaluateTrajsCommand(program);
+  registerCompareCommand(program);
   registerDataCommand(program);
 }
