@@ -7,7 +7,7 @@ import type { LlmEventListener } from "./events.ts";
 import { type ModelId, type ProviderName, parseModelId } from "./model-id.ts";
 import { BUNDLED_PRICES, type PriceTable } from "./prices.ts";
 import { DEFAULT_LOCAL_BASE_URL, ProviderLlmClient } from "./provider-client.ts";
-import { CachingLlmClient, ResponseCache } from "./response-cache.ts";
+import { CachingLlmClient, openResponseCache } from "./response-cache.ts";
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, type RetryPolicy } from "./retry.ts";
 import type { LlmClient } from "./types.ts";
 
@@ -23,7 +23,7 @@ export {
   type PriceTable,
 } from "./prices.ts";
 export { DEFAULT_LOCAL_BASE_URL } from "./provider-client.ts";
-export { CachingLlmClient, ResponseCache, requestKey } from "./response-cache.ts";
+export { CachingLlmClient, openResponseCache, ResponseCache, requestKey } from "./response-cache.ts";
 export { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, type RetryPolicy } from "./retry.ts";
 export type { LlmClient, LlmMessage, LlmRequest, LlmResponse } from "./types.ts";
 
@@ -110,5 +110,5 @@ export function createLlmClient(model: string, options: LlmClientOptions = {}): 
     onEvent: options.onEvent,
   });
   if (!options.cacheDir) return client;
-  return new CachingLlmClient(client, new ResponseCache(options.cacheDir), options.onEvent);
+  return new CachingLlmClient(client, openResponseCache(options.cacheDir), options.onEvent);
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { z } from "zod";
 import { FileFormatError } from "../core/errors.ts";
@@ -135,6 +135,19 @@ export class ResponseCache {
   close(): void {
     this.db.close();
   }
+}
+
+const openCaches = new Map<string, ResponseCache>();
+
+/** The process-wide cache for a folder (one SQLite handle per folder, however many clients use it). */
+export function openResponseCache(cacheDir: string): ResponseCache {
+  const key = resolve(cacheDir);
+  let cache = openCaches.get(key);
+  if (!cache) {
+    cache = new ResponseCache(key);
+    openCaches.set(key, cache);
+  }
+  return cache;
 }
 
 /** Wraps a client: identical requests are answered from the cache; misses go to the provider and are stored. */
