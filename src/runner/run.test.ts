@@ -1,0 +1,171 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { registerAgent } from "../agents/registry.ts";
+import { ReplayAgent } from "../agents/replay-agent.ts";
+import { InfrastructureError, UsageError } from "../core/errors.ts";
+import { PyFloat } from "../core/py-json.ts";
+import { readResultsFile } from "../core/results.ts";
+import { computeMetrics } from "../metrics/index.ts";
+import { loadCheckpointState } from "./checkpoint-state.ts";
+import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
+import { renderSummary } from "./summary.ts";
+
+const dataDir = process.env.TAU_DATA_DIR;
+
+const offline: RunDependencies = {
+  createLlm: () => {
+    throw new Error("offline test: no model expected");
+  },
+  providerKey: (model) => model,
+};
+
+function config(overrides: Partial<RunConfig> = {}): RunConfig {
+  return {
+    domain: "mock",
+    dataDir: dataDir!,
+    split: "base",
+    numTrials: 1,
+    seed: 300,
+    maxSteps: 200,
+    maxErrors: 10,
+    maxConcurrency: 8,
+    maxRetries: 3,
+    retryDelayMs: 0,
+    timeoutMs: null,
+    agent: "replay",
+    user: "scripted",
+    agentLlm: "openai/gpt-4.1-2025-04-14",
+    userLlm: "openai/gpt-4.1-2025-04-14",
+    judgeLlm: null,
+    agentLlmArgs: { temperature: new PyFloat(0) },
+    userLlmArgs: { temperature: new PyFloat(0) },
+    judgeLlmArgs: { temperature: new PyFloat(0) },
+    enforceCommunicationProtocol: false,
+    resultsPath: join(mkdtempSync(join(tmpdir(), "tau-run-")), "results.json"),
+    ...overrides,
+  };
+}
+
+// An agent that fails its first `failures` episodes per task, then behaves like `replay`.
+const failuresLeft = new Map<string, number>();
+registerAgent({
+  name: "flaky_replay_for_tests",
+  description: "test only",
+  soloMode: false,
+  needsLlm: false,
+  create: (ctx) => {
+    const left = failuresLeft.get(ctx.task.id) ?? 0;
+    if (left > 0) {
+      failuresLeft.set(ctx.task.id, left - 1);
+      throw new InfrastructureError(`injected failure for ${ctx.task.id}`);
+    }
+    return new ReplayAgent(ctx.task, { solo: false });
+  },
+});
+
+describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", () => {
+  it("replay agent + scripted user: 8 of 10 tasks at 1.0, pass^1 0.8, exported as upstream's results", async () => {
+    const run = config({ numTrials: 2 });
+    const outcome = await executeRun(run, offline);
+    expect(outcome.interrupted).toBe(false);
+    expect(outcome.simulations).toHaveLength(20);
+    const metrics = computeMetrics(outcome.simulations, { numTrials: 2 });
+    expect(metrics.passHatK[0]).toBeCloseTo(0.8);
+    expect(metrics.perTask.filter((t) => t.successes === 2)).toHaveLength(8);
+    expect(new Set(outcome.simulations.map((s) => s.seed))).toEqual(new Set([626729, 373753]));
+    const results = readResultsFile(run.resultsPath);
+    expect(results.simulations).toHaveLength(20);
+    expect(results.tasks).toHaveLength(10);
+    expect(results.info.agent_info.implementation).toBe("replay");
+    expect(results.info.num_trials).toBe(2);
+    // upstream writes llm_args with a float temperature
+    expect(readFileSync(run.resultsPath, "utf8")).toContain('"temperature": 0.0');
+    expect(results.simulations.every((s) => s.messages.length > 0 && typeof s.policy === "string")).toBe(
+      true,
+    );
+  });
+
+  it("resumes: nothing re-runs when complete; more trials only run the new ones", async () => {
+    const run = config();
+    const first = await executeRun(run, offline);
+    expect(first.ranNow).toBe(10);
+    const again = await executeRun(run, offline);
+    expect(again.ranNow).toBe(0);
+    expect(again.resumed).toBe(10);
+    const more = await executeRun({ ...run, numTrials: 3 }, offline);
+    expect(more.ranNow).toBe(20);
+    expect(more.simulations).toHaveLength(30);
+    expect(more.info.num_trials).toBe(3);
+    const state = await loadCheckpointState(`${run.resultsPath}l`);
+    expect(state.duplicates).toBe(0);
+    expect(state.simulations.size).toBe(30);
+  });
+
+  it("refuses to resume with settings that change what a simulation means", async () => {
+    const run = config({ taskIds: ["create_task_1"] });
+    await executeRun(run, offline);
+    await expect(executeRun({ ...run, maxSteps: 50 }, offline)).rejects.toThrow(
+      /different settings \(max_steps: 200 → 50\)/,
+    );
+    await expect(executeRun({ ...run, seed: 1 }, offline)).rejects.toBeInstanceOf(UsageError);
+    // Concurrency and retry settings do not matter.
+    const ok = await executeRun({ ...run, maxConcurrency: 1, maxRetries: 0 }, offline);
+    expect(ok.ranNow).toBe(0);
+  });
+
+  it("retries whole simulations, records infrastructure errors, and re-runs them on resume", async () => {
+    const run = config({
+      agent: "flaky_replay_for_tests",
+      maxRetries: 1,
+      taskIds: ["create_task_1", "update_task_1"],
+    });
+    failuresLeft.set("create_task_1", 1); // recovers on the retry
+    failuresLeft.set("update_task_1", 5); // exhausts 1 + 1 attempts
+    const first = await executeRun(run, offline);
+    const byTask = new Map(first.simulations.map((s) => [s.task_id, s]));
+    expect(byTask.get("create_task_1")?.reward_info?.reward).toBe(1);
+    const infra = byTask.get("update_task_1")!;
+    expect(infra.termination_reason).toBe("infrastructure_error");
+    expect(infra.info).toMatchObject({ failed_after_attempts: 2, error_type: "InfrastructureError" });
+    expect(renderSummary(first)).toContain("Infrastructure errors (not scored, re-run on resume): 1");
+    expect(computeMetrics(first.simulations).passHatK[0]).toBe(1); // infra errors are not scored
+    failuresLeft.set("update_task_1", 0);
+    const second = await executeRun(run, offline);
+    expect(second.ranNow).toBe(1);
+    expect(second.simulations.map((s) => s.termination_reason)).toEqual(["user_stop", "user_stop"]);
+    const exported = readResultsFile(run.resultsPath);
+    expect(exported.simulations).toHaveLength(2);
+  });
+
+  it("rejects solo mode on an agent that is not solo, and unknown task ids", async () => {
+    await expect(executeRun(config({ solo: true }), offline)).rejects.toThrow(/not a solo agent/);
+    await expect(executeRun(config({ taskIds: ["nope"] }), offline)).rejects.toThrow(
+      "Unknown task id for domain 'mock' (split 'base'): nope",
+    );
+  });
+
+  it("stops on abort, keeps finished simulations and resumes to completion", async () => {
+    const run = config({ numTrials: 5, maxConcurrency: 2 });
+    const controller = new AbortController();
+    let seen = 0;
+    const partial = await executeRun(run, {
+      ...offline,
+      signal: controller.signal,
+      createProgress: () => ({
+        start() {},
+        update() {
+          if (++seen === 12) controller.abort();
+        },
+        stop() {},
+      }),
+    });
+    expect(partial.interrupted).toBe(true);
+    expect(partial.simulations.length).toBeGreaterThan(0);
+    expect(partial.simulations.length).toBeLessThan(50);
+    const rest = await executeRun(run, offline);
+    expect(rest.simulations).toHaveLength(50);
+    expect(rest.ranNow + rest.resumed).toBe(50);
+  });
+});
