@@ -8,6 +8,7 @@ import { registerExportCommand } from "./export.ts";
 import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
+import { registerTelecomCommand } from "./telecom.ts";
 import { registerViewCommand } from "./view.ts";
 
 /** Adds all subcommands to the program. */
@@ -21,4 +22,5 @@ export function registerCommands(program: Command): void {
   registerEvaluateTrajsCommand(program);
   registerCompareCommand(program);
   registerDataCommand(program);
+  registerTelecomCommand(program);
 }
