@@ -235,6 +235,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   const plan = planRun(config);
   const log = deps.log ?? (() => {});
   const checkpointPath = checkpointPathFor(config.resultsPath);
+  log(`Run ${config.resultsPath}`);
   mkdirSync(dirname(config.resultsPath), { recursive: true });
 
   // Resume: what is already done, and is it the same run?

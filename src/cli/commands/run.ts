@@ -125,7 +125,6 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
     ? loadPriceTable(options.priceTable)
     : undefined;
   const progressIntervalMs = parseNumberOption("--progress-interval", options.progressInterval) * 1000;
-  io.stderr(`Run ${config.resultsPath}`);
   const outcome = await executeRun(config, {
     createLlm: (model, onEvent) =>
       createLlmClient(model, {

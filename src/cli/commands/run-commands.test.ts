@@ -1,0 +1,243 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
+import { compareCommand } from "./compare.ts";
+import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
+import { exportCommand } from "./export.ts";
+import { type RunCommandOptions, runCommand } from "./run.ts";
+import { viewCommand } from "./view.ts";
+
+const dataDir = process.env.TAU_DATA_DIR;
+const repo = resolve(import.meta.dirname, "..", "..", "..");
+const tauBin = join(repo, "bin", "tau.js");
+
+function tau(args: string[], cwd: string) {
+  return spawnSync(process.execPath, [tauBin, ...args], { cwd, encoding: "utf8", env: { ...process.env } });
+}
+
+function runOptions(overrides: Partial<RunCommandOptions>): RunCommandOptions {
+  return {
+    domain: "mock",
+    taskSplitName: "base",
+    numTrials: "1",
+    seed: "300",
+    maxSteps: "200",
+    maxErrors: "10",
+    maxConcurrency: "4",
+    maxRetries: "3",
+    retryDelay: "0",
+    agent: "replay",
+    user: "scripted",
+    agentLlm: "openai/gpt-4.1-2025-04-14",
+    userLlm: "openai/gpt-4.1-2025-04-14",
+    judgeLlm: "openai/gpt-4.1-2025-04-14",
+    promptCache: true,
+    dataDir: dataDir!,
+    progressInterval: "30",
+    ...overrides,
+  };
+}
+
+async function inProcessRun(cwd: string, overrides: Partial<RunCommandOptions>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCommand(runOptions(overrides), {
+    stdout: (line) => out.push(line),
+    stderr: (line) => err.push(line),
+    isTty: false,
+    argv: ["run", "--domain", "mock"],
+    cwd,
+  });
+  return { code, stdout: out.join("\n"), stderr: err.join("\n") };
+}
+
+describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", () => {
+  it("`tau run --domain mock --agent replay --user scripted` gives pass^1 0.8 and saves under ./runs/NAME", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-run-"));
+    const result = tau(
+      [
+        "run",
+        "--domain",
+        "mock",
+        "--agent",
+        "replay",
+        "--user",
+        "scripted",
+        "--save-to",
+        "e2e",
+        "--data-dir",
+        dataDir!,
+      ],
+      cwd,
+    );
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/pass\^k\s+k=1\n\s+0\.800/);
+    expect(result.stdout).toContain("Average reward  0.8000");
+    expect(result.stdout).toMatch(/update_task_with_user_tools\s+✗/);
+    expect(result.stdout).toMatch(/create_task_1\s+✓/);
+    // not a TTY: plain progress lines on stderr
+    expect(result.stderr).toMatch(/\[\d+s\] 10\/10 \(100%\) \| pass\^1 0\.800/);
+    expect(existsSync(join(cwd, "runs", "e2e", "results.json"))).toBe(true);
+    expect(existsSync(join(cwd, "runs", "e2e", "results.jsonl"))).toBe(true);
+  });
+
+  it("an unknown task id is one line and exit code 2, with no stack", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-run-"));
+    const result = tau(
+      [
+        "run",
+        "--domain",
+        "mock",
+        "--agent",
+        "replay",
+        "--user",
+        "scripted",
+        "--task-ids",
+        "nope",
+        "--data-dir",
+        dataDir!,
+      ],
+      cwd,
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe("tau: Unknown task id for domain 'mock' (split 'base'): nope");
+  });
+
+  it("survives kill -9 mid-run: the resume completes every unit exactly once", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-kill-"));
+    const args = [
+      "run",
+      "--domain",
+      "mock",
+      "--agent",
+      "replay",
+      "--user",
+      "scripted",
+      "--num-trials",
+      "30",
+      "--max-concurrency",
+      "2",
+      "--save-to",
+      "killed",
+      "--data-dir",
+      dataDir!,
+    ];
+    const checkpoint = join(cwd, "runs", "killed", "results.jsonl");
+    const child = spawn(process.execPath, [tauBin, ...args], { cwd, stdio: "ignore" });
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    // Wait until some simulations are on disk, then kill without warning.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const lines = existsSync(checkpoint) ? readFileSync(checkpoint, "utf8").split("\n").length : 0;
+      if (lines > 25) break;
+      if (Date.now() > deadline) throw new Error("the child run made no progress");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill("SIGKILL");
+    await exited;
+    const before = await loadCheckpointState(checkpoint);
+    expect(before.simulations.size).toBeGreaterThan(0);
+    expect(before.simulations.size).toBeLessThan(300);
+    // Simulate a write torn by the kill as well.
+    writeFileSync(checkpoint, `${readFileSync(checkpoint, "utf8")}{"kind": "simulation", "vers`);
+    const resumed = tau(args, cwd);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(
+      `Resuming ${checkpoint}: ${before.simulations.size} finished simulations kept`,
+    );
+    const after = await loadCheckpointState(checkpoint);
+    expect(after.tornLine).toBeNull();
+    expect(after.duplicates).toBe(0);
+    expect(after.simulations.size).toBe(300);
+    const lines = readFileSync(checkpoint, "utf8").trim().split("\n");
+    const simulationLines = lines.filter((line) => line.startsWith('{"kind": "simulation"'));
+    expect(simulationLines).toHaveLength(300);
+    expect(resumed.stdout).toContain("Average reward  0.8000");
+  }, 60_000);
+});
+
+describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not set)", () => {
+  it("view, export, evaluate-trajs and compare work on a run", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-cmds-"));
+    const first = await inProcessRun(cwd, { saveTo: join(cwd, "a.json"), numTrials: "2" });
+    expect(first.code).toBe(0);
+    const second = await inProcessRun(cwd, {
+      saveTo: join(cwd, "b.json"),
+      taskIds: ["create_task_1,update_task_1"],
+    });
+    expect(second.code).toBe(0);
+
+    let text = "";
+    await viewCommand(join(cwd, "a.jsonl"), { maxToolChars: "500" }, (t) => (text += t));
+    expect(text).toContain("Per-task outcomes");
+    expect(text).toMatch(/impossible_task_1\s+✓ ✓/);
+
+    text = "";
+    await viewCommand(
+      join(cwd, "a.json"),
+      { task: "update_task_1", trial: "1", maxToolChars: "20" },
+      (t) => (text += t),
+    );
+    expect(text).toMatch(/^Task update_task_1 · trial 1 · seed 373753 · ✓ reward 1\.000 · user_stop/);
+    expect(text).toContain("→ update_task_status(");
+    expect(text).toMatch(/… \(\d+ chars\)/);
+
+    await expect(
+      viewCommand(join(cwd, "a.json"), { task: "update_task_1", trial: "7", maxToolChars: "500" }, () => {}),
+    ).rejects.toThrow("Task 'update_task_1' has no trial 7");
+
+    const exported = await exportCommand(join(cwd, "a.jsonl"), { output: join(cwd, "copy.json") });
+    expect(readFileSync(exported, "utf8")).toBe(readFileSync(join(cwd, "a.json"), "utf8"));
+
+    text = "";
+    const written = await evaluateTrajsCommand(
+      [join(cwd, "a.json")],
+      { judge: "none", dataDir: dataDir! },
+      (t) => (text += t),
+    );
+    expect(text).toContain("re-graded 20 simulation(s)");
+    expect(text).toContain("No reward changed.");
+    expect(written).toEqual([join(cwd, "updated_a.json")]);
+
+    const comparison = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
+    expect(comparison).toContain("paired over 2 shared task(s): B − A = +0.000");
+    expect(comparison).toContain("left out: 8 task(s) only in A, 0 only in B");
+    expect(comparison).toContain("Verdict: no difference on mock.");
+  });
+
+  it("reports a changed reward when a task definition changed (evaluate-trajs)", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-regrade-"));
+    await inProcessRun(cwd, { saveTo: join(cwd, "r.json"), taskIds: ["create_task_1"] });
+    // Edit the embedded task: demand a different DB end state via an extra expected action.
+    const path = join(cwd, "r.json");
+    const raw = JSON.parse(readFileSync(path, "utf8"));
+    raw.tasks[0].evaluation_criteria.reward_basis = ["DB", "ACTION"];
+    raw.tasks[0].evaluation_criteria.actions.push({
+      action_id: "extra",
+      name: "update_task_status",
+      arguments: { task_id: "task_9", status: "completed" },
+    });
+    writeFileSync(path, JSON.stringify(raw));
+    let text = "";
+    await evaluateTrajsCommand([path], { judge: "none", dataDir: dataDir! }, (t) => (text += t));
+    expect(text).toContain("1 reward(s) changed:\n  create_task_1 trial 0: 1.000 → 0.000");
+  });
+
+  it("flag errors are usage errors naming the flag", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-flags-"));
+    await expect(inProcessRun(cwd, { numTrials: "0" })).rejects.toThrow(
+      "--num-trials must be an integer ≥ 1, got '0'",
+    );
+    await expect(inProcessRun(cwd, { agentLlmArgs: "[1]" })).rejects.toThrow(
+      "--agent-llm-args must be a JSON object",
+    );
+    await expect(inProcessRun(cwd, { saveTo: "a/b" })).rejects.toThrow(/--save-to takes a run name/);
+    await expect(inProcessRun(cwd, { saveTo: join(dataDir!, "x.json") })).rejects.toThrow(
+      /inside the data folder/,
+    );
+    await expect(inProcessRun(cwd, { agent: "nobody" })).rejects.toThrow(/Unknown agent 'nobody'/);
+  });
+});
