@@ -155,50 +155,78 @@ function entriesOfInput(value: unknown): [string, unknown][] | undefined {
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?$/;
 
+function failInto(
+  issues: ValidationIssue[],
+  loc: (string | number)[],
+  input: unknown,
+  type: string,
+  msg: string,
+): undefined {
+  issues.push({ loc, type, msg, input });
+  return undefined;
+}
+
 function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: ValidationIssue[]): unknown {
-  const fail = (type: string, msg: string): undefined => {
-    issues.push({ loc, type, msg, input: value });
-    return undefined;
-  };
+  // No per-call closure here: this runs for every value of a loaded DB and every validated argument.
+  const fail = failInto;
   switch (ty.kind) {
     case "str":
-      return typeof value === "string" ? value : fail("string_type", "Input should be a valid string");
+      return typeof value === "string"
+        ? value
+        : fail(issues, loc, value, "string_type", "Input should be a valid string");
     case "int": {
       if (typeof value === "boolean" || !isPyNumber(value)) {
         if (typeof value === "string") {
           if (/^\s*-?\d+\s*$/.test(value)) return Number(value);
-          return fail("int_parsing", "Input should be a valid integer, unable to parse string as an integer");
+          return fail(
+            issues,
+            loc,
+            value,
+            "int_parsing",
+            "Input should be a valid integer, unable to parse string as an integer",
+          );
         }
-        return fail("int_type", "Input should be a valid integer");
+        return fail(issues, loc, value, "int_type", "Input should be a valid integer");
       }
       const n = toNumber(value);
       return Number.isInteger(n)
         ? n
-        : fail("int_from_float", "Input should be a valid integer, got a number with a fractional part");
+        : fail(
+            issues,
+            loc,
+            value,
+            "int_from_float",
+            "Input should be a valid integer, got a number with a fractional part",
+          );
     }
     case "float": {
       if (typeof value === "boolean") return value ? 1 : 0;
       if (isPyNumber(value)) return toNumber(value);
       if (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value)))
         return Number(value);
-      return fail("float_type", "Input should be a valid number");
+      return fail(issues, loc, value, "float_type", "Input should be a valid number");
     }
     case "bool":
-      return typeof value === "boolean" ? value : fail("bool_type", "Input should be a valid boolean");
+      return typeof value === "boolean"
+        ? value
+        : fail(issues, loc, value, "bool_type", "Input should be a valid boolean");
     case "date":
       if (typeof value === "string" && DATE_RE.test(value)) return value;
       if (value instanceof Date) return value.toISOString().slice(0, 10);
-      return fail("date_type", "Input should be a valid date");
+      return fail(issues, loc, value, "date_type", "Input should be a valid date");
     case "datetime": {
       if (value instanceof Date) return value.toISOString().slice(0, 19).replace("T", " ");
       const m = typeof value === "string" ? DATETIME_RE.exec(value) : null;
-      if (!m) return fail("datetime_type", "Input should be a valid datetime");
+      if (!m) return fail(issues, loc, value, "datetime_type", "Input should be a valid datetime");
       const time = m[2]!.length === 5 ? `${m[2]}:00` : m[2];
       return `${m[1]} ${time}${m[3] ? m[3].padEnd(7, "0") : ""}`;
     }
     case "literal":
       if (typeof value === "string" && ty.values.includes(value)) return value;
       return fail(
+        issues,
+        loc,
+        value,
         "literal_error",
         `Input should be ${ty.values
           .map((v) => `'${v}'`)
@@ -208,18 +236,25 @@ function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: Va
     case "optional":
       return value === null || value === undefined ? null : coerceInto(ty.inner, value, loc, issues);
     case "list":
-      if (!Array.isArray(value)) return fail("list_type", "Input should be a valid list");
+      if (!Array.isArray(value)) return fail(issues, loc, value, "list_type", "Input should be a valid list");
       return value.map((item, i) => coerceInto(ty.item, item, [...loc, i], issues));
     case "dict": {
       const entries = entriesOfInput(value);
-      if (!entries) return fail("dict_type", "Input should be a valid dictionary");
+      if (!entries) return fail(issues, loc, value, "dict_type", "Input should be a valid dictionary");
       const out = new Map<string, unknown>();
       for (const [k, v] of entries) out.set(k, coerceInto(ty.value, v, [...loc, k], issues));
       return out;
     }
     case "model": {
       const entries = entriesOfInput(value);
-      if (!entries) return fail("model_type", `Input should be a valid dictionary or instance of ${ty.name}`);
+      if (!entries)
+        return fail(
+          issues,
+          loc,
+          value,
+          "model_type",
+          `Input should be a valid dictionary or instance of ${ty.name}`,
+        );
       const input = new Map(entries);
       const out: Record<string, unknown> = {};
       for (const field of ty.fields) {
@@ -248,6 +283,9 @@ function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: Va
       const variant = typeof tag === "string" ? ty.variants[tag] : undefined;
       if (!variant) {
         return fail(
+          issues,
+          loc,
+          value,
           "union_tag_invalid",
           `Input tag '${String(tag)}' found using '${ty.discriminator}' does not match any of the expected tags: ${Object.keys(
             ty.variants,
@@ -476,13 +514,19 @@ export function modelResult(ty: Ty, value: unknown): ModelDump {
 /** Deep copy of a typed value (objects, arrays, Maps; PyFloat boxes are immutable and shared). */
 export function deepClone<T>(value: T): T {
   if (value === null || typeof value !== "object" || value instanceof PyFloat) return value;
-  if (Array.isArray(value)) return value.map(deepClone) as T;
+  // Plain loops: this runs on every first write to a DB entry, so it avoids per-object temporaries.
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = deepClone(value[i]);
+    return out as T;
+  }
   if (value instanceof Map) {
     const out = new Map();
     for (const [k, v] of value) out.set(k, deepClone(v));
     return out as T;
   }
+  const source = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = deepClone(v);
+  for (const k in source) out[k] = deepClone(source[k]);
   return out as T;
 }

@@ -184,6 +184,10 @@ describe.skipIf(!dataDir)("airline domain (skipped: TAU_DATA_DIR not set)", () =
       () => json("book_reservation", { ...booking, payment_methods: pay }).reservation_id,
     );
     expect(ids).toEqual(["HATHAT", "HATHAU", "HATHAV"]);
+    const businessSeats = (e: typeof env) =>
+      e.tools.db.root.flights.get("HAT069").dates.get("2024-05-20").available_seats.get("business");
+    expect(businessSeats(env)).toBe(businessSeats(domain.makeEnvironment()) - 3);
+    expect(env.getDbHash()).toBe(env.tools.db.hashFull());
     expect(call("book_reservation", { ...booking, payment_methods: pay }).content).toBe(
       "Error: Too many reservations",
     );

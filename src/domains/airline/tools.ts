@@ -6,7 +6,7 @@
  */
 import { PyFloat, pyRepr, pyStr } from "../../core/py-json.ts";
 import type { DbState } from "../../env/db-state.ts";
-import { deepClone, modelResult, pyTypeName, t, validate } from "../../env/model.ts";
+import { deepClone, isFrozenValue, modelResult, pyTypeName, t, validate } from "../../env/model.ts";
 import { type JsonSchema, param, PyTypeError, type ToolDef, ToolError } from "../../env/toolkit.ts";
 import { calculate, transferToHumanAgents } from "../shared-tools.ts";
 import {
@@ -166,6 +166,26 @@ function getFlightDate(db: DbState<any>, flightNumber: unknown, date: unknown): 
 /** Copy-on-write access for a write: the episode's private copy of a reservation. */
 function writableReservation(db: DbState<any>, reservationId: string): ReservationRecord {
   return airline(db).reservations.mutate(reservationId);
+}
+
+/**
+ * The episode's own copy of one flight-date entry. Only the path to it is
+ * copied (flight, its date map, the entry, its seat map); the other 29 dates
+ * stay shared with the base, which keeps bookings cheap to apply and to hash.
+ */
+function writableFlightDate(db: DbState<any>, flightNumber: string, date: string): FlightDateRecord {
+  const flights = airline(db).flights;
+  let flight = flights.get(flightNumber)!;
+  if (isFrozenValue(flight)) {
+    flight = { ...flight, dates: new Map(flight.dates) };
+    flights.set(flightNumber, flight);
+  }
+  let entry = flight.dates.get(date)!;
+  if (isFrozenValue(entry)) {
+    entry = { ...entry, available_seats: new Map(entry.available_seats) };
+    flight.dates.set(date, entry);
+  }
+  return entry;
 }
 
 function writableUser(db: DbState<any>, userId: string): UserRecord {
@@ -328,9 +348,8 @@ function bookReservation(db: DbState<any>, a: Record<string, unknown>): Reservat
     if (method.source === "gift_card") method.amount = method.amount! - payment.amount;
     else if (method.source === "certificate") writable.payment_methods.delete(payment.payment_id);
   }
-  const flightsMap = airline(db).flights;
   for (const [flightNumber, date] of used) {
-    const seats = flightsMap.mutate(flightNumber).dates.get(date)!.available_seats!;
+    const seats = writableFlightDate(db, flightNumber, date).available_seats!;
     seats.set(cabin, seats.get(cabin)! - passengerCount);
   }
   airline(db).reservations.set(reservationId, reservation);
