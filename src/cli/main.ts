@@ -37,6 +37,11 @@ export function reportError(error: unknown, verbose: boolean): number {
 
 /** Entry point used by bin/tau.js. */
 export async function main(argv: string[]): Promise<void> {
+  // `tau view … | head` closes the pipe early: that is not an error.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   const program = buildProgram();
   const verbose = argv.includes("--verbose");
   try {

@@ -14,10 +14,10 @@ export function registerDomain(definition: DomainDefinition): void {
 }
 
 registerDomain(mockDomain);
-registerDomain(telecomDomain);
-registerDomain(telecomWorkflowDomain);
 registerDomain(airlineDomain);
 registerDomain(retailDomain);
+registerDomain(telecomDomain);
+registerDomain(telecomWorkflowDomain);
 
 /** Names of the registered domains, in registration order. */
 export function domainNames(): string[] {
