@@ -17,9 +17,10 @@ import {
   formatTable,
   ratioToTarget,
 } from "./harness.ts";
+import { telecomGeneratorBench } from "./telecom-generator.ts";
 
 /** Every benchmark module, in the order they run. Add new modules here. */
-export const MODULES: readonly BenchModule[] = [domainBench];
+export const MODULES: readonly BenchModule[] = [domainBench, telecomGeneratorBench];
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);
