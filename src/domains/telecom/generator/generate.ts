@@ -12,6 +12,14 @@
  * tasks containing `data_usage_exceeded_no_refuel` were then left out of the
  * file. `noRefuelTasks: "omit"` (the default) reproduces exactly that;
  * `"include"` keeps them, as upstream's code at HEAD would.
+ *
+ * Structure (sub-issues, calls, composition, validators, personas, ids,
+ * reward basis) is code (`catalog.ts`, here); every piece of prose is read
+ * from the data folder by `texts.ts`: purpose, reason for call, task
+ * instructions, known-info and ticket templates, location phrases, persona
+ * texts and assertion messages all come from `tasks_small.json` (its 20
+ * single-sub-issue tasks), with `tasks.json` only as a fallback for items the
+ * small file lacks (none with the official data).
  */
 import { pyDumps, pyRepr } from "../../../core/py-json.ts";
 import type { EnvAssertion, EnvFunctionCall } from "../../../core/task.ts";

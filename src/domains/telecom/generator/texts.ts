@@ -21,9 +21,12 @@
  *     (success = fixable task, failure = task expecting a transfer).
  * - `tasks.json` is read only for an item `tasks_small.json` cannot supply
  *   (file missing, or no task of that intent/persona), first from its
- *   single-sub-issue tasks, then from any task. An assertion message no task
- *   shows (the failure variants of the mobile-data and MMS intents, which no
- *   shipped task uses) is null, as upstream's code has it.
+ *   single-sub-issue tasks, then from any task.
+ * - An assertion message comes from the intent's first source task of the
+ *   same variant; when there is none — the failure variants of the
+ *   mobile-data and MMS intents, which no shipped task uses (only the omitted
+ *   `data_usage_exceeded_no_refuel` tasks would) — it is null, as upstream's
+ *   code has it.
  *
  * The 20 tasks of `tasks_small.json` are identical, once parsed, to the tasks
  * with the same ids in `tasks.json`. Both files name a `get_status_bar` tool
