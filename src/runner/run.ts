@@ -236,7 +236,6 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   const log = deps.log ?? (() => {});
   const checkpointPath = checkpointPathFor(config.resultsPath);
   log(`Run ${config.resultsPath}`);
-  mkdirSync(dirname(config.resultsPath), { recursive: true });
 
   // Resume: what is already done, and is it the same run?
   const finished = new Map<string, SimulationRun>();
@@ -287,6 +286,41 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     tasks: allTasks,
     resume_command: config.resumeCommand ?? null,
   };
+  const units = planUnits(plan.tasks, trialSeeds(config.seed, config.numTrials)).filter(
+    (unit) => !finished.has(simulationKey(unit.trial, unit.task.id, unit.seed)),
+  );
+  const inScope = new Set(
+    planUnits(plan.tasks, trialSeeds(config.seed, config.numTrials)).map((u) =>
+      simulationKey(u.trial, u.task.id, u.seed),
+    ),
+  );
+  const resumedInScope = [...finished]
+    .filter(([key]) => inScope.has(key))
+    .map(([, simulation]) => simulation);
+
+  const progress = new RunProgress(inScope.size, resumedInScope);
+  const scheduler = new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, deps.providerKey);
+  const onLlmEvent = (event: LlmEvent) => {
+    progress.onLlmEvent(event);
+    if (event.type === "rate_limited") scheduler.rateLimited(event.model);
+  };
+  const clients = new Map<string, LlmClient>();
+  const client = (model: string) => {
+    let existing = clients.get(model);
+    if (!existing) {
+      existing = scheduler.wrap(deps.createLlm(model, onLlmEvent));
+      clients.set(model, existing);
+    }
+    return existing;
+  };
+  // Build clients before anything is written, so a missing API key leaves no checkpoint behind.
+  const agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
+  const userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
+  let judge: NlAssertionJudge | null = null;
+  if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
+    judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
+
+  mkdirSync(dirname(config.resultsPath), { recursive: true });
   const writer = await CheckpointWriter.open(checkpointPath);
   try {
     if (
@@ -296,40 +330,6 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       previous.resume_command !== runRecord.resume_command
     )
       await writer.append(runRecord);
-
-    const units = planUnits(plan.tasks, trialSeeds(config.seed, config.numTrials)).filter(
-      (unit) => !finished.has(simulationKey(unit.trial, unit.task.id, unit.seed)),
-    );
-    const inScope = new Set(
-      planUnits(plan.tasks, trialSeeds(config.seed, config.numTrials)).map((u) =>
-        simulationKey(u.trial, u.task.id, u.seed),
-      ),
-    );
-    const resumedInScope = [...finished]
-      .filter(([key]) => inScope.has(key))
-      .map(([, simulation]) => simulation);
-
-    const progress = new RunProgress(inScope.size, resumedInScope);
-    const scheduler = new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, deps.providerKey);
-    const onLlmEvent = (event: LlmEvent) => {
-      progress.onLlmEvent(event);
-      if (event.type === "rate_limited") scheduler.rateLimited(event.model);
-    };
-    const clients = new Map<string, LlmClient>();
-    const client = (model: string) => {
-      let existing = clients.get(model);
-      if (!existing) {
-        existing = scheduler.wrap(deps.createLlm(model, onLlmEvent));
-        clients.set(model, existing);
-      }
-      return existing;
-    };
-    // Build clients up front so a missing API key fails before any work starts.
-    const agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
-    const userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
-    let judge: NlAssertionJudge | null = null;
-    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
-      judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
 
     const template = plan.domain.makeEnvironment({ soloMode: plan.soloMode });
     const agentTools: ToolSchema[] = plan.soloMode
