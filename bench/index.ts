@@ -7,6 +7,7 @@
  * `--json` (machine-readable results on stdout). The data folder is
  * `TAU_DATA_DIR`, else `../shared/tau2-data` next to the repository.
  */
+import { availableParallelism, loadavg } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { domainBench } from "./domains.ts";
@@ -46,7 +47,15 @@ async function main(args: string[]): Promise<number> {
     results.push(...(await module.run({ dataDir, scale: quick ? 0.2 : 1, log })));
   }
   if (json) process.stdout.write(`${JSON.stringify({ dataDir, results }, null, 2)}\n`);
-  else process.stdout.write(`data: ${dataDir}\n\n${formatTable(results)}\n`);
+  else {
+    // Wall-clock medians depend on what else runs; the load average says how busy the machine was.
+    const load = loadavg()
+      .map((value) => value.toFixed(2))
+      .join(" ");
+    process.stdout.write(
+      `data: ${dataDir}\nnode ${process.version}, ${availableParallelism()} cores, load average ${load}\n\n${formatTable(results)}\n`,
+    );
+  }
   const missed = results.filter((result) => (ratioToTarget(result) ?? 0) > 1);
   if (missed.length > 0) log(`${missed.length} target(s) missed`);
   return 0;

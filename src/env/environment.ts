@@ -5,7 +5,7 @@
  */
 import type { Message, ToolCall, ToolMessage } from "../core/messages.ts";
 import { ModelDump } from "./model.ts";
-import { type PyValue, PyFloat, parsePyJson, pyDumps, pyEquals, pyStr } from "../core/py-json.ts";
+import { type PyValue, PyFloat, parsePyJson, pyDumps, pyEquals, pyStr, RawJson } from "../core/py-json.ts";
 import type { EnvAssertion, EnvFunctionCall, InitializationData } from "../core/task.ts";
 import { DbState } from "./db-state.ts";
 import { type ModelTy, validate } from "./model.ts";
@@ -14,11 +14,12 @@ import { type ToolSchema, type Toolkit, ToolError } from "./toolkit.ts";
 /** Upstream's `to_json_str` of a tool result (common.md §3). */
 export function toolResultContent(result: unknown): string {
   if (typeof result === "string") return result;
+  if (result instanceof ModelDump) return result.json;
   return pyDumps(processResult(result));
 }
 
 function processResult(value: unknown): unknown {
-  if (value instanceof ModelDump) return value.value;
+  if (value instanceof ModelDump) return new RawJson(value.json);
   if (value === null || value === undefined) return null;
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean" || value instanceof PyFloat)

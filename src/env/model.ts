@@ -11,6 +11,7 @@
 import {
   isPyNumber,
   PyFloat,
+  parsePyJson,
   type PyValue,
   pyDumps,
   pyJsonNumber,
@@ -501,14 +502,91 @@ function sortedFields(ty: ModelTy): FieldSpec[] {
   return fields;
 }
 
-/** A model dump that the tool-output serializer must not "process" (numbers stay numbers). */
-export class ModelDump {
-  constructor(readonly value: PyValue) {}
+/** Cache of declaration-order serializations for frozen (shared, never mutated) objects. */
+const dumpCache = new WeakMap<object, string>();
+
+/**
+ * `json.dumps(model_dump(), default=str)` of a typed value (declaration order,
+ * dicts in insertion order) without building the intermediate dump; frozen
+ * subtrees are cached. Same text as `pyDumps(dumpTyped(ty, value))`.
+ */
+export function serializeTyped(ty: Ty, value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (!fitsKind(ty, value)) return pyDumps(value);
+  switch (ty.kind) {
+    case "float":
+      return pyJsonNumber(value as number, true);
+    case "int":
+      return pyJsonNumber(value as number, false);
+    case "bool":
+      return value ? "true" : "false";
+    case "str":
+    case "date":
+    case "datetime":
+    case "literal":
+      return pyJsonString(value as string);
+    case "any":
+      return pyDumps(value);
+    case "optional":
+      return serializeTyped(ty.inner, value);
+    case "union":
+      return serializeTyped(variantOf(ty, value), value);
+    default:
+      break;
+  }
+  const obj = value as object;
+  const cacheable = frozenObjects.has(obj);
+  if (cacheable) {
+    const hit = dumpCache.get(obj);
+    if (hit !== undefined) return hit;
+  }
+  const parts: string[] = [];
+  if (ty.kind === "list") {
+    for (const item of value as unknown[]) parts.push(serializeTyped(ty.item, item));
+  } else if (ty.kind === "dict") {
+    for (const [k, v] of mapEntries(value)) parts.push(`${pyJsonString(k)}: ${serializeTyped(ty.value, v)}`);
+  } else {
+    const record = value as Record<string, unknown>;
+    for (const field of ty.fields) {
+      parts.push(`${pyJsonString(field.name)}: ${serializeTyped(field.ty, record[field.name])}`);
+    }
+  }
+  const out = ty.kind === "list" ? `[${parts.join(", ")}]` : `{${parts.join(", ")}}`;
+  if (cacheable) dumpCache.set(obj, out);
+  return out;
 }
 
-/** Marks a typed value as a pydantic model result of a tool (see common.md §3). */
+/** A model dump that the tool-output serializer must not "process" (numbers stay numbers). */
+export class ModelDump {
+  private dumped: PyValue | undefined;
+  private text: string | undefined;
+
+  constructor(
+    private readonly ty: Ty,
+    private readonly typed: unknown,
+  ) {}
+
+  /** The `model_dump()` value as it was when the tool returned (parsed back from {@link json} on first use). */
+  get value(): PyValue {
+    if (this.dumped === undefined) this.dumped = parsePyJson(this.json, { maps: true });
+    return this.dumped;
+  }
+
+  /** `json.dumps` of the dump, as the tool message shows it. */
+  get json(): string {
+    if (this.text === undefined) this.text = serializeTyped(this.ty, this.typed);
+    return this.text;
+  }
+}
+
+/**
+ * Marks a typed value as a pydantic model result of a tool (see common.md §3).
+ * The value is serialized right away, so later writes to the DB cannot change it.
+ */
 export function modelResult(ty: Ty, value: unknown): ModelDump {
-  return new ModelDump(dumpTyped(ty, value));
+  const dump = new ModelDump(ty, value);
+  void dump.json;
+  return dump;
 }
 
 /** Deep copy of a typed value (objects, arrays, Maps; PyFloat boxes are immutable and shared). */
