@@ -1,0 +1,181 @@
+/**
+ * Shared pieces of the `tau run` end-to-end tests (`e2e-*.test.ts`): spawn the
+ * real CLI as a child process, script the fake provider per participant
+ * (agent, user simulator, judge), and read what the run wrote. Kept apart from
+ * the tests so each test file stays about behaviour, not plumbing.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { FakeReply, FakeRequest } from "../testing/fake-provider.ts";
+
+const repo = resolve(import.meta.dirname, "..", "..");
+
+/** The CLI entry point the tests spawn. */
+export const TAU_BIN = join(repo, "bin", "tau.js");
+
+/** What a finished `tau` child process left behind. */
+export interface TauRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+}
+
+/**
+ * Runs `node bin/tau.js <args>` without blocking this process (the fake
+ * provider lives in the test process, so a synchronous spawn would deadlock).
+ * Provider keys and base URLs of the parent are dropped so a developer's real
+ * credentials can never reach a test; `env` adds what the test wants.
+ */
+export function runTau(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<TauRun> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (/_API_KEY$|_BASE_URL$/.test(key)) continue;
+    env[key] = value;
+  }
+  Object.assign(env, options.env ?? {});
+  const started = Date.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [TAU_BIN, ...args], { cwd: options.cwd, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (status) =>
+      resolvePromise({ status, stdout, stderr, durationMs: Date.now() - started }),
+    );
+  });
+}
+
+/** Which participant sent a request to the fake provider. */
+export type Participant = "agent" | "user" | "judge";
+
+/** The system prompt of a request, in any of the wire protocols the fake speaks. */
+export function systemPromptOf(request: FakeRequest): string {
+  const body = request.body;
+  switch (request.protocol) {
+    case "openai": {
+      const first = body.messages?.[0];
+      return first && (first.role === "system" || first.role === "developer") ? textOf(first.content) : "";
+    }
+    case "anthropic":
+      return typeof body.system === "string" ? body.system : textOf(body.system ?? []);
+    case "google":
+      return textOf(body.systemInstruction?.parts ?? []);
+    default: {
+      const unreachable: never = request.protocol;
+      throw new TypeError(`unknown protocol ${String(unreachable)}`);
+    }
+  }
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content))
+    return content
+      .map((part) => (part && typeof part === "object" && "text" in part ? String(part.text) : ""))
+      .join("");
+  return "";
+}
+
+/**
+ * Tells the agent, the user simulator and the NL judge apart. Every agent
+ * prompt opens with the `<instructions>` block (upstream's layout); the user
+ * simulator's opens with the guidelines and carries a `<scenario>` block.
+ */
+export function participantOf(request: FakeRequest): Participant {
+  const system = systemPromptOf(request);
+  if (system.startsWith("<instructions>")) return "agent";
+  if (system.includes("<scenario>")) return "user";
+  return "judge";
+}
+
+/** A conversation message reduced to what the scripts need, whatever the protocol. */
+export interface WireTurn {
+  role: "user" | "assistant" | "tool";
+  text: string;
+}
+
+/** The conversation (system prompt excluded) of an OpenAI or Anthropic request. */
+export function turnsOf(request: FakeRequest): WireTurn[] {
+  const out: WireTurn[] = [];
+  for (const message of request.body.messages ?? []) {
+    if (message.role === "system" || message.role === "developer") continue;
+    if (request.protocol === "anthropic" && Array.isArray(message.content)) {
+      // Anthropic carries tool results as user-role `tool_result` blocks.
+      const results = message.content.filter((block: { type?: string }) => block.type === "tool_result");
+      if (results.length > 0) {
+        for (const block of results) out.push({ role: "tool", text: textOf(block.content) });
+        continue;
+      }
+    }
+    out.push({ role: message.role, text: textOf(message.content) });
+  }
+  return out;
+}
+
+/** How many replies this participant has already given in the conversation the request carries. */
+export function repliesSoFar(request: FakeRequest, participant: Participant): number {
+  const own = turnsOf(request).filter((turn) => turn.role === "assistant").length;
+  // The agent's history opens with the fixed greeting, which no model wrote.
+  return participant === "agent" ? Math.max(0, own - 1) : own;
+}
+
+/** A scripted agent or user: the reply for a request, given how many replies came before. */
+export type Script = (request: FakeRequest, turn: number) => FakeReply;
+
+/** A fake-provider handler that routes agent and user requests to their scripts. */
+export function byParticipant(
+  scripts: Partial<Record<Participant, Script>>,
+): (request: FakeRequest) => FakeReply {
+  return (request) => {
+    const participant = participantOf(request);
+    const script = scripts[participant];
+    if (!script)
+      return {
+        kind: "error",
+        status: 400,
+        message: `e2e: no script for the ${participant} (request ${request.index})`,
+      };
+    return script(request, repliesSoFar(request, participant));
+  };
+}
+
+/** A script that plays `steps` in order and repeats the last one if asked again. */
+export function inOrder(steps: FakeReply[]): Script {
+  return (_request, turn) => steps[Math.min(turn, steps.length - 1)]!;
+}
+
+/** Minimal view of a results file: enough to check grading and usage. */
+export interface ResultsView {
+  info: Record<string, any>;
+  tasks: { id: string }[];
+  simulations: Record<string, any>[];
+}
+
+/** Reads upstream-format `results.json` written by `tau run`. */
+export function readResults(path: string): ResultsView {
+  return JSON.parse(readFileSync(path, "utf8")) as ResultsView;
+}
+
+/** Every file under a folder, relative (to show that nothing was written). */
+export function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).sort();
+}
+
+/** The last plain progress line `tau run` printed to stderr (it carries the retry and 429 counters). */
+export function lastProgressLine(stderr: string): string {
+  const lines = stderr.split("\n").filter((line) => /^\[\S+\] \d+\/\d+ /.test(line));
+  return lines.at(-1) ?? "";
+}
