@@ -5,7 +5,7 @@
  * retried per call; malformed tool-call JSON retried per simulation, then
  * recorded as an infrastructure error) and the missing-key refusal.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -92,6 +92,7 @@ describe.skipIf(!dataDir)("tau run airline against the fake provider (skipped: T
   });
   afterAll(async () => {
     await fake?.close();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
   const agentRequests = () => fake.requests.filter((request) => participantOf(request) === "agent");

@@ -4,7 +4,7 @@
  * prompt caching on (the default). The requests must carry cache breakpoints
  * and the results must record the cache reads the provider reported.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +26,7 @@ describe.skipIf(!dataDir)("tau run through the Anthropic endpoint (skipped: TAU_
   });
   afterAll(async () => {
     await fake?.close();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
   it("sends cache breakpoints and records cache-read tokens in the results", async () => {

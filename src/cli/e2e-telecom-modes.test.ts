@@ -3,7 +3,7 @@
  * offline ones over the base split and LLM ones against the fake provider,
  * plus the refusal of solo mode on domains that have no user tools.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,6 +61,7 @@ describe.skipIf(!dataDir)("tau run modes on telecom (skipped: TAU_DATA_DIR not s
   });
   afterAll(async () => {
     await fake?.close();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
   // The offline runs (no fake provider) are independent child processes, so they run side by side.
