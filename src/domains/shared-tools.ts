@@ -1,7 +1,8 @@
 /** Tools every domain shares. */
 import { pyTypeName } from "../env/model.ts";
 import { param, PyTypeError, type ToolDef } from "../env/toolkit.ts";
-import { CALCULATE_CHARACTERS, PythonArithmeticError, pythonCalculate } from "./python-arithmetic.ts";
+import { CALCULATE_CHARACTERS, PythonArithmeticError } from "./python-arithmetic.ts";
+import { calculateExpression } from "./python-eval.ts";
 
 /** `transfer_to_human_agents`: no checks, no state change (common.md §11). */
 export const transferToHumanAgents: ToolDef = {
@@ -42,6 +43,7 @@ export const calculate: ToolDef = {
       }
       throw new PyTypeError("eval() arg 1 must be a string, bytes or code object");
     }
-    return pythonCalculate(expression);
+    // python-eval.ts matches CPython on syntax-error precedence, int/int division and integer powers.
+    return calculateExpression(expression);
   },
 };
