@@ -148,4 +148,28 @@ describe("runBatch", () => {
       }),
     ).rejects.toThrow("disk full");
   });
+
+  it("lets disk writes complete while purely synchronous simulations keep coming", async () => {
+    const events: string[] = [];
+    await runBatch({
+      units: planUnits(
+        tasks,
+        Array.from({ length: 20 }, (_, i) => i),
+      ),
+      maxConcurrency: 1,
+      maxRetries: 0,
+      retryDelayMs: 0,
+      async runSimulation(unit) {
+        events.push("start");
+        return finished(unit); // no await: like the offline replay agent
+      },
+      record: () => new Promise<void>((resolve) => setImmediate(resolve)),
+      onFinished() {
+        events.push("done");
+      },
+    });
+    expect(events.filter((e) => e === "done")).toHaveLength(60);
+    // Results were reported long before the last simulation started.
+    expect(events.indexOf("done")).toBeLessThan(10);
+  });
 });

@@ -5,6 +5,7 @@
  * before it is reported. Aborting stops new work and abandons what is in flight.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { nowIso } from "../core/messages.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
@@ -99,6 +100,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** Runs every unit; resolves when all are recorded, or soon after an abort. */
 export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
   const controller = new AbortController();
+  // Every in-flight simulation listens on this one signal.
+  setMaxListeners(0, controller.signal);
   const outer = options.signal;
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onAbort();
@@ -132,6 +135,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
       const simulation = await runUnit(unit);
       if (simulation === null || writeError !== null) return;
       // Once a result exists it is written even if an abort arrives meanwhile: finished work is kept.
+      // The worker moves on without waiting for the disk; the result is reported only once durable.
       const write = options.record(simulation).then(
         () => {
           recorded++;
@@ -143,8 +147,9 @@ export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
         },
       );
       writes.add(write);
-      await write;
-      writes.delete(write);
+      void write.finally(() => writes.delete(write));
+      // Offline participants never wait on I/O; yield so disk writes, timers and Ctrl-C get a turn.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
 
@@ -154,7 +159,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
   await Promise.race([workers, aborted]);
-  await Promise.allSettled([...writes]);
+  while (writes.size > 0) await Promise.allSettled([...writes]);
   outer?.removeEventListener("abort", onAbort);
   if (writeError !== null) throw writeError;
   return {

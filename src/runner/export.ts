@@ -5,16 +5,17 @@
  */
 import { FileFormatError } from "../core/errors.ts";
 import { Info, type Results, writeResultsFile } from "../core/results.ts";
-import { loadCheckpointState, readSimulationsAt } from "./checkpoint-state.ts";
+import { loadCheckpointState } from "./checkpoint-state.ts";
 
 /** Builds the results object a checkpoint describes (full simulations, transcripts included). */
 export async function checkpointToResults(checkpointPath: string): Promise<Results> {
-  const state = await loadCheckpointState(checkpointPath);
+  // One pass keeping transcripts: the export needs every simulation in memory anyway.
+  const state = await loadCheckpointState(checkpointPath, { full: true });
   if (!state.run) throw new FileFormatError(checkpointPath, "no run record (is this a taubench checkpoint?)");
   const info = Info.safeParse(state.run.info);
   if (!info.success)
     throw new FileFormatError(checkpointPath, `run record info: ${info.error.issues[0]!.message}`);
-  const simulations = await readSimulationsAt(checkpointPath, new Set(state.lines.values()));
+  const simulations = [...state.simulations.values()];
   return {
     timestamp: state.run.created_at,
     info: { ...info.data, num_trials: state.run.num_trials },

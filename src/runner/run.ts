@@ -239,6 +239,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
 
   // Resume: what is already done, and is it the same run?
   const finished = new Map<string, SimulationRun>();
+  /** Per key the simulation that counts (infrastructure errors included), without transcripts. */
+  const all = new Map<string, SimulationRun>();
   let allTasks: Task[] = plan.tasks;
   let numTrials = config.numTrials;
   let previous: RunRecord | null = null;
@@ -264,8 +266,10 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       allTasks = [...state.tasks.values(), ...plan.tasks.filter((task) => !known.has(task.id))];
       numTrials = Math.max(previous.num_trials, config.numTrials);
     }
-    for (const [key, simulation] of state.simulations)
+    for (const [key, simulation] of state.simulations) {
+      all.set(key, simulation);
       if (simulation.termination_reason !== "infrastructure_error") finished.set(key, simulation);
+    }
     const infra = state.simulations.size - finished.size;
     log(
       `Resuming ${checkpointPath}: ${finished.size} finished simulation${finished.size === 1 ? "" : "s"} kept` +
@@ -395,7 +399,15 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
           renderer?.update();
         },
         onFinished: (simulation) => {
-          finished.set(keyOf(simulation), slimSimulation(simulation));
+          const key = keyOf(simulation);
+          const slim = slimSimulation(simulation);
+          if (simulation.termination_reason !== "infrastructure_error") finished.set(key, slim);
+          // Same precedence as the checkpoint reader: a finished result outranks an infrastructure error.
+          const existing = all.get(key);
+          if (!existing || existing.termination_reason === "infrastructure_error") {
+            all.delete(key);
+            all.set(key, slim);
+          }
           progress.finished(simulation);
           renderer?.update();
         },
@@ -406,13 +418,12 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     }
     await writer.close();
     await exportResults(checkpointPath, config.resultsPath);
-    const state = await loadCheckpointState(checkpointPath);
     return {
       resultsPath: config.resultsPath,
       checkpointPath,
       interrupted: batch.interrupted,
-      simulations: [...state.simulations.values()],
-      tasks: [...state.tasks.values()],
+      simulations: [...all.values()],
+      tasks: allTasks,
       info,
       ranNow: batch.recorded,
       resumed: resumedInScope.length,

@@ -117,9 +117,9 @@ describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", 
       "--user",
       "scripted",
       "--num-trials",
-      "30",
+      "100",
       "--max-concurrency",
-      "2",
+      "1",
       "--save-to",
       "killed",
       "--data-dir",
@@ -140,7 +140,7 @@ describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", 
     await exited;
     const before = await loadCheckpointState(checkpoint);
     expect(before.simulations.size).toBeGreaterThan(0);
-    expect(before.simulations.size).toBeLessThan(300);
+    expect(before.simulations.size).toBeLessThan(1000);
     // Simulate a write torn by the kill as well.
     writeFileSync(checkpoint, `${readFileSync(checkpoint, "utf8")}{"kind": "simulation", "vers`);
     const resumed = tau(args, cwd);
@@ -151,10 +151,10 @@ describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", 
     const after = await loadCheckpointState(checkpoint);
     expect(after.tornLine).toBeNull();
     expect(after.duplicates).toBe(0);
-    expect(after.simulations.size).toBe(300);
+    expect(after.simulations.size).toBe(1000);
     const lines = readFileSync(checkpoint, "utf8").trim().split("\n");
     const simulationLines = lines.filter((line) => line.startsWith('{"kind": "simulation"'));
-    expect(simulationLines).toHaveLength(300);
+    expect(simulationLines).toHaveLength(1000);
     expect(resumed.stdout).toContain("Average reward  0.8000");
   }, 60_000);
 });
