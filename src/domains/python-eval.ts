@@ -729,7 +729,9 @@ export function evaluateToFloat(expression: string): number {
   }
 }
 
-const ALLOWED = new Set("0123456789+-*/(). ");
+/** The characters upstream's `calculate` accepts. */
+export const CALCULATE_CHARACTERS = "0123456789+-*/(). ";
+const ALLOWED = new Set(CALCULATE_CHARACTERS);
 
 /**
  * The `calculate` tool's result: `str(round(float(eval(expression)), 2))`

@@ -1,8 +1,7 @@
 /** Tools every domain shares. */
 import { pyTypeName } from "../env/model.ts";
 import { param, PyTypeError, type ToolDef } from "../env/toolkit.ts";
-import { CALCULATE_CHARACTERS, PythonArithmeticError } from "./python-arithmetic.ts";
-import { calculateExpression } from "./python-eval.ts";
+import { CALCULATE_CHARACTERS, calculateExpression, PythonError } from "./python-eval.ts";
 
 /** `transfer_to_human_agents`: no checks, no state change (common.md §11). */
 export const transferToHumanAgents: ToolDef = {
@@ -39,7 +38,7 @@ export const calculate: ToolDef = {
         if (typeof item !== "string")
           throw new PyTypeError(`'in <string>' requires string as left operand, not ${pyTypeName(item)}`);
         if (!CALCULATE_CHARACTERS.includes(item))
-          throw new PythonArithmeticError("Invalid characters in expression");
+          throw new PythonError("ValueError", "Invalid characters in expression");
       }
       throw new PyTypeError("eval() arg 1 must be a string, bytes or code object");
     }
