@@ -22,20 +22,25 @@ export interface ParamSpec {
 }
 
 /** What a tool or helper receives when called. */
-export interface ToolContext {
+export interface ToolContext<State = unknown> {
   /** The DB of the toolkit the function belongs to (which upstream may re-point, see P19). */
   readonly db: DbState<any>;
+  /**
+   * Per-toolkit state kept outside the DB (e.g. telecom's draft-bill id generator). Passing it here
+   * instead of closing over it lets a domain build its tool definitions once per process.
+   */
+  readonly state: State;
 }
 
 /** A callable function of a toolkit: a tool offered to the LLM, or a helper (assertions, set-up). */
-export interface FunctionDef {
+export interface FunctionDef<State = unknown> {
   readonly name: string;
   readonly params: readonly ParamSpec[];
-  readonly run: (ctx: ToolContext, args: Record<string, unknown>) => unknown;
+  readonly run: (ctx: ToolContext<State>, args: Record<string, unknown>) => unknown;
 }
 
 /** A tool offered to the LLM. */
-export interface ToolDef extends FunctionDef {
+export interface ToolDef<State = unknown> extends FunctionDef<State> {
   readonly kind: ToolKind;
   /** Replayed during evaluation; defaults to `kind === "write"`. */
   readonly mutatesState?: boolean;
@@ -140,7 +145,7 @@ export interface ToolSchema {
 }
 
 /** Builds the function schema the LLM sees for a tool. */
-export function toolSchema(tool: ToolDef): ToolSchema {
+export function toolSchema(tool: Pick<ToolDef, "name" | "description" | "params" | "defs">): ToolSchema {
   const properties: Record<string, unknown> = {};
   for (const p of tool.params) {
     properties[p.name] = {
@@ -168,30 +173,72 @@ export function toolSchema(tool: ToolDef): ToolSchema {
   };
 }
 
-/** A set of tools plus helper functions working on one DB; `className` appears in Python error texts. */
-export class Toolkit {
-  private readonly toolsByName: Map<string, ToolDef>;
-  private readonly functionsByName: Map<string, FunctionDef>;
+interface NameMaps<State> {
+  tools: Map<string, ToolDef<State>>;
+  functions: Map<string, FunctionDef<State>>;
+}
+
+/**
+ * Name maps per (tools, helpers) array pair. Domains declare their arrays once per process, so every
+ * environment's toolkit reuses the same maps instead of rebuilding them on each fork.
+ */
+const nameMapsCache = new WeakMap<
+  readonly ToolDef<any>[],
+  WeakMap<readonly FunctionDef<any>[], NameMaps<any>>
+>();
+
+function nameMaps<State>(
+  tools: readonly ToolDef<State>[],
+  helpers: readonly FunctionDef<State>[],
+): NameMaps<State> {
+  let byHelpers = nameMapsCache.get(tools);
+  if (!byHelpers) {
+    byHelpers = new WeakMap();
+    nameMapsCache.set(tools, byHelpers);
+  }
+  let maps = byHelpers.get(helpers);
+  if (!maps) {
+    maps = {
+      tools: new Map(tools.map((tool) => [tool.name, tool])),
+      functions: new Map<string, FunctionDef<State>>([
+        ...tools.map((tool) => [tool.name, tool] as const),
+        ...helpers.map((fn) => [fn.name, fn] as const),
+      ]),
+    };
+    byHelpers.set(helpers, maps);
+  }
+  return maps;
+}
+
+/**
+ * A set of tools plus helper functions working on one DB; `className` appears in Python error texts.
+ * `State` is the per-toolkit state handed to every function in its context (`undefined` when unused).
+ * The tool and helper arrays must not change after the first toolkit is built from them (their name
+ * maps are cached).
+ */
+export class Toolkit<State = any> {
+  private readonly toolsByName: Map<string, ToolDef<State>>;
+  private readonly functionsByName: Map<string, FunctionDef<State>>;
 
   constructor(
     readonly className: string,
-    readonly tools: readonly ToolDef[],
-    helpers: readonly FunctionDef[],
+    readonly tools: readonly ToolDef<State>[],
+    helpers: readonly FunctionDef<State>[],
     /** The DB the toolkit works on; upstream can re-point it (P19). */
     public db: DbState<any>,
+    /** Per-toolkit state passed to every function (see {@link ToolContext.state}). */
+    readonly state: State = undefined as State,
   ) {
-    this.toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
-    this.functionsByName = new Map<string, FunctionDef>([
-      ...tools.map((tool) => [tool.name, tool] as const),
-      ...helpers.map((fn) => [fn.name, fn] as const),
-    ]);
+    const maps = nameMaps(tools, helpers);
+    this.toolsByName = maps.tools;
+    this.functionsByName = maps.functions;
   }
 
   hasTool(name: string): boolean {
     return this.toolsByName.has(name);
   }
 
-  getTool(name: string): ToolDef | undefined {
+  getTool(name: string): ToolDef<State> | undefined {
     return this.toolsByName.get(name);
   }
 
@@ -206,14 +253,19 @@ export class Toolkit {
   useTool(name: string, args: Record<string, unknown>): unknown {
     const tool = this.toolsByName.get(name);
     if (!tool) throw new ToolError(`Tool '${name}' not found.`);
-    return tool.run({ db: this.db }, bindArguments(this.className, tool, args));
+    return tool.run(this.contextNow(), bindArguments(this.className, tool, args));
   }
 
   /** Calls any function (tool or helper) by name, as `initialization_actions` and `env_assertions` do. */
   callFunction(name: string, args: Record<string, unknown>): unknown {
     const fn = this.functionsByName.get(name);
     if (!fn) throw new ToolError(`'${this.className}' object has no attribute '${name}'`);
-    return fn.run({ db: this.db }, bindArguments(this.className, fn, args));
+    return fn.run(this.contextNow(), bindArguments(this.className, fn, args));
+  }
+
+  private contextNow(): ToolContext<State> {
+    // The DB is read at call time because set-up may re-point it (P19).
+    return { db: this.db, state: this.state };
   }
 
   /** The function schemas offered to the LLM, in declaration order. */

@@ -211,216 +211,224 @@ const str = { type: "string" };
 const customerIdParam = param("customer_id", str, "ID of the customer who owns the line.");
 const lineIdParam = param("line_id", str, "ID of the line.");
 
-/** Builds the agent toolkit of one environment. */
-export function makeAgentToolkit(db: DbState<any>, ids: DraftBillIds): Toolkit {
-  const root = (d: DbState<any>) => agentRoot(d);
-  const tools: ToolDef[] = [
-    {
-      name: "get_customer_by_phone",
-      kind: "read",
-      description:
-        "Looks up a customer by their primary contact number or by the number of one of their lines.",
-      params: [param("phone_number", str, "The phone number to look up.")],
-      run: ({ db }, a) => modelResult(Customer, customerByPhone(root(db), a.phone_number)),
+/** State the agent toolkit keeps outside its DB, one per environment. */
+export interface AgentToolsState {
+  readonly draftBillIds: DraftBillIds;
+}
+
+const root = (d: DbState<any>) => agentRoot(d);
+
+/** The agent's tools, built once per process; per-environment state arrives in the call context. */
+const agentTools: readonly ToolDef<AgentToolsState>[] = [
+  {
+    name: "get_customer_by_phone",
+    kind: "read",
+    description:
+      "Looks up a customer by their primary contact number or by the number of one of their lines.",
+    params: [param("phone_number", str, "The phone number to look up.")],
+    run: ({ db }, a) => modelResult(Customer, customerByPhone(root(db), a.phone_number)),
+  },
+  {
+    name: "get_customer_by_id",
+    kind: "read",
+    description: "Fetches a customer by their customer ID.",
+    params: [param("customer_id", str, "The customer's ID.")],
+    run: ({ db }, a) => modelResult(Customer, customerById(root(db), a.customer_id)),
+  },
+  {
+    name: "get_customer_by_name",
+    kind: "read",
+    description:
+      "Searches customers by full name and date of birth. Several customers can match a similar name; " +
+      "the date of birth tells them apart.",
+    params: [
+      param("full_name", str, "The customer's full name."),
+      param("dob", str, "Date of birth, formatted YYYY-MM-DD."),
+    ],
+    run: ({ db }, a) => {
+      const wanted = pyLower(a.full_name);
+      const matches = root(db)
+        .customers.toArray()
+        .filter((c) => c.full_name.toLowerCase() === wanted && c.date_of_birth === a.dob);
+      return modelResult(t.list(Customer), matches);
     },
-    {
-      name: "get_customer_by_id",
-      kind: "read",
-      description: "Fetches a customer by their customer ID.",
-      params: [param("customer_id", str, "The customer's ID.")],
-      run: ({ db }, a) => modelResult(Customer, customerById(root(db), a.customer_id)),
-    },
-    {
-      name: "get_customer_by_name",
-      kind: "read",
-      description:
-        "Searches customers by full name and date of birth. Several customers can match a similar name; " +
-        "the date of birth tells them apart.",
-      params: [
-        param("full_name", str, "The customer's full name."),
-        param("dob", str, "Date of birth, formatted YYYY-MM-DD."),
-      ],
-      run: ({ db }, a) => {
-        const wanted = pyLower(a.full_name);
-        const matches = root(db)
-          .customers.toArray()
-          .filter((c) => c.full_name.toLowerCase() === wanted && c.date_of_birth === a.dob);
-        return modelResult(t.list(Customer), matches);
-      },
-    },
-    {
-      name: "get_details_by_id",
-      kind: "read",
-      description:
-        "Returns the record behind an ID, which must be the ID of a customer, line, device, bill or plan.",
-      params: [param("id", str, "The ID to look up.")],
-      run: ({ db }, a) => {
-        const r = root(db);
-        const id = a.id;
-        if (pyStartsWith(id, "L")) return modelResult(Line, r.lines.at(lineIndex(r, id)));
-        if (pyStartsWith(id, "D")) {
-          const index = indexOrThrow<{ device_id: string }>(
-            r.devices,
-            (d) => d.device_id === id,
-            `Device with ID ${pyStr(id)} not found`,
-          );
-          return modelResult(Device, r.devices.at(index));
-        }
-        if (pyStartsWith(id, "B")) return modelResult(Bill, billById(r, id));
-        if (pyStartsWith(id, "C")) return modelResult(Customer, customerById(r, id));
-        if (pyStartsWith(id, "P")) return modelResult(Plan, planById(r, id));
-        throw new ToolError(`Unknown ID format or type: ${pyStr(id)}`);
-      },
-    },
-    {
-      name: "suspend_line",
-      kind: "write",
-      description: "Suspends an active line for up to 6 months and records the date the suspension started.",
-      params: [
-        customerIdParam,
-        param("line_id", str, "ID of the line to suspend."),
-        param("reason", str, "Why the line is suspended."),
-      ],
-      run: ({ db }, a) => {
-        const r = root(db);
-        const index = targetLineIndex(r, a.customer_id, a.line_id);
-        if (r.lines.at(index)!.status !== "Active") throw new ToolError("Line must be active to suspend");
-        const line = r.lines.mutate(index);
-        line.status = "Suspended";
-        line.suspension_start_date = TODAY;
-        return {
-          message: "Line suspended successfully. $5/month holding fee will apply.",
-          line: modelResult(Line, line),
-        };
-      },
-    },
-    {
-      name: "resume_line",
-      kind: "write",
-      description: "Reactivates a suspended (or pending) line and clears its suspension date.",
-      params: [customerIdParam, param("line_id", str, "ID of the line to resume.")],
-      run: ({ db }, a) => {
-        const r = root(db);
-        const index = targetLineIndex(r, a.customer_id, a.line_id);
-        const status = r.lines.at(index)!.status;
-        if (status !== "Suspended" && status !== "Pending Activation") {
-          throw new ToolError("Line must be suspended to resume");
-        }
-        const line = r.lines.mutate(index);
-        line.status = "Active";
-        line.suspension_start_date = null;
-        return { message: "Line resumed successfully", line: modelResult(Line, line) };
-      },
-    },
-    {
-      name: "get_bills_for_customer",
-      kind: "read",
-      description: "Lists a customer's bills, newest issue date first.",
-      params: [
-        param("customer_id", str, "The customer's ID."),
-        param("limit", { type: "integer" }, "How many bills to return at most.", { default: 12 }),
-      ],
-      run: ({ db }, a) => {
-        const r = root(db);
-        const bills = customerById(r, a.customer_id).bill_ids.map((id) => billById(r, id));
-        // Array#sort is stable, like Python's sorted(reverse=True): equal dates keep their order.
-        bills.sort((x, y) => (x.issue_date < y.issue_date ? 1 : x.issue_date > y.issue_date ? -1 : 0));
-        return modelResult(t.list(Bill), pySliceTo(bills, a.limit));
-      },
-    },
-    {
-      name: "send_payment_request",
-      kind: "write",
-      description:
-        "Asks the customer to pay one of their bills; the bill becomes 'Awaiting Payment'. It does not " +
-        "check whether the bill is already paid, so check the bill's status first.",
-      params: [customerIdParam, param("bill_id", str, "ID of the bill to be paid.")],
-      run: ({ db }, a) => {
-        const r = root(db);
-        const customer = customerById(r, a.customer_id);
-        if (billsAwaitingPayment(r, customer).length > 0) {
-          throw new ToolError("A bill is already awaiting payment for this customer");
-        }
-        if (!customer.bill_ids.some((id) => id === a.bill_id)) {
-          throw new ToolError(`Bill ${pyStr(a.bill_id)} not found for customer ${pyStr(a.customer_id)}`);
-        }
-        const bill = r.bills.mutate(billIndex(r, a.bill_id));
-        bill.status = "Awaiting Payment";
-        return `Payment request sent to the customer for bill ${bill.bill_id}`;
-      },
-    },
-    {
-      name: "get_data_usage",
-      kind: "read",
-      description:
-        "Shows a line's data usage in the current billing cycle: data used, the plan's limit, extra data " +
-        "bought (refuelled) and the cycle's end date.",
-      params: [customerIdParam, param("line_id", str, "ID of the line to check.")],
-      run: ({ db }, a) => {
-        const r = root(db);
-        const line = r.lines.at(targetLineIndex(r, a.customer_id, a.line_id))!;
-        const plan = planById(r, line.plan_id);
-        // A plain dict: the serializer turns these numbers into strings, as upstream's does.
-        return {
-          line_id: a.line_id,
-          data_used_gb: pyFloat(line.data_used_gb),
-          data_limit_gb: pyFloat(plan.data_limit_gb),
-          data_refueling_gb: pyFloat(line.data_refueling_gb),
-          cycle_end_date: CYCLE_END,
-        };
-      },
-    },
-    {
-      name: "enable_roaming",
-      kind: "write",
-      description: "Turns on international roaming for a line.",
-      params: [customerIdParam, param("line_id", str, "ID of the line to enable roaming on.")],
-      run: ({ db }, a) => setRoaming(root(db), a.customer_id, a.line_id, true),
-    },
-    {
-      name: "disable_roaming",
-      kind: "write",
-      description: "Turns off international roaming for a line.",
-      params: [customerIdParam, param("line_id", str, "ID of the line to disable roaming on.")],
-      run: ({ db }, a) => setRoaming(root(db), a.customer_id, a.line_id, false),
-    },
-    transferToHumanAgents,
-    {
-      name: "refuel_data",
-      kind: "write",
-      description:
-        "Adds extra data to a line and charges it to the customer's next bill at the plan's refuelling price.",
-      params: [
-        customerIdParam,
-        param("line_id", str, "ID of the line to add data to."),
-        param("gb_amount", { type: "number" }, "How many gigabytes to add."),
-      ],
-      run: ({ db }, a) => {
-        const r = root(db);
-        const index = targetLineIndex(r, a.customer_id, a.line_id);
-        const gb = a.gb_amount;
-        if (pyNumberOperand(gb, "<=", "int") <= 0) throw new ToolError("Refuel amount must be positive");
-        const plan = planById(r, r.lines.at(index)!.plan_id);
-        const price = plan.data_refueling_price_per_gb;
-        const charge = toNumber(gb) * price;
-        const line = r.lines.mutate(index);
-        line.data_refueling_gb += toNumber(gb);
-        applyOneTimeCharge(
-          r,
-          ids,
-          a.customer_id,
-          charge,
-          `Data refueling: ${pyStr(gb)} GB at $${pyFloatRepr(price)}/GB`,
+  },
+  {
+    name: "get_details_by_id",
+    kind: "read",
+    description:
+      "Returns the record behind an ID, which must be the ID of a customer, line, device, bill or plan.",
+    params: [param("id", str, "The ID to look up.")],
+    run: ({ db }, a) => {
+      const r = root(db);
+      const id = a.id;
+      if (pyStartsWith(id, "L")) return modelResult(Line, r.lines.at(lineIndex(r, id)));
+      if (pyStartsWith(id, "D")) {
+        const index = indexOrThrow<{ device_id: string }>(
+          r.devices,
+          (d) => d.device_id === id,
+          `Device with ID ${pyStr(id)} not found`,
         );
-        return {
-          message: `Successfully added ${pyStr(gb)} GB of data for line ${pyStr(a.line_id)} for $${pyFixed(charge, 2)}`,
-          new_data_refueling_gb: pyFloat(line.data_refueling_gb),
-          charge: pyFloat(charge),
-        };
-      },
+        return modelResult(Device, r.devices.at(index));
+      }
+      if (pyStartsWith(id, "B")) return modelResult(Bill, billById(r, id));
+      if (pyStartsWith(id, "C")) return modelResult(Customer, customerById(r, id));
+      if (pyStartsWith(id, "P")) return modelResult(Plan, planById(r, id));
+      throw new ToolError(`Unknown ID format or type: ${pyStr(id)}`);
     },
-  ];
-  return new Toolkit("TelecomTools", tools, agentHelpers, db);
+  },
+  {
+    name: "suspend_line",
+    kind: "write",
+    description: "Suspends an active line for up to 6 months and records the date the suspension started.",
+    params: [
+      customerIdParam,
+      param("line_id", str, "ID of the line to suspend."),
+      param("reason", str, "Why the line is suspended."),
+    ],
+    run: ({ db }, a) => {
+      const r = root(db);
+      const index = targetLineIndex(r, a.customer_id, a.line_id);
+      if (r.lines.at(index)!.status !== "Active") throw new ToolError("Line must be active to suspend");
+      const line = r.lines.mutate(index);
+      line.status = "Suspended";
+      line.suspension_start_date = TODAY;
+      return {
+        message: "Line suspended successfully. $5/month holding fee will apply.",
+        line: modelResult(Line, line),
+      };
+    },
+  },
+  {
+    name: "resume_line",
+    kind: "write",
+    description: "Reactivates a suspended (or pending) line and clears its suspension date.",
+    params: [customerIdParam, param("line_id", str, "ID of the line to resume.")],
+    run: ({ db }, a) => {
+      const r = root(db);
+      const index = targetLineIndex(r, a.customer_id, a.line_id);
+      const status = r.lines.at(index)!.status;
+      if (status !== "Suspended" && status !== "Pending Activation") {
+        throw new ToolError("Line must be suspended to resume");
+      }
+      const line = r.lines.mutate(index);
+      line.status = "Active";
+      line.suspension_start_date = null;
+      return { message: "Line resumed successfully", line: modelResult(Line, line) };
+    },
+  },
+  {
+    name: "get_bills_for_customer",
+    kind: "read",
+    description: "Lists a customer's bills, newest issue date first.",
+    params: [
+      param("customer_id", str, "The customer's ID."),
+      param("limit", { type: "integer" }, "How many bills to return at most.", { default: 12 }),
+    ],
+    run: ({ db }, a) => {
+      const r = root(db);
+      const bills = customerById(r, a.customer_id).bill_ids.map((id) => billById(r, id));
+      // Array#sort is stable, like Python's sorted(reverse=True): equal dates keep their order.
+      bills.sort((x, y) => (x.issue_date < y.issue_date ? 1 : x.issue_date > y.issue_date ? -1 : 0));
+      return modelResult(t.list(Bill), pySliceTo(bills, a.limit));
+    },
+  },
+  {
+    name: "send_payment_request",
+    kind: "write",
+    description:
+      "Asks the customer to pay one of their bills; the bill becomes 'Awaiting Payment'. It does not " +
+      "check whether the bill is already paid, so check the bill's status first.",
+    params: [customerIdParam, param("bill_id", str, "ID of the bill to be paid.")],
+    run: ({ db }, a) => {
+      const r = root(db);
+      const customer = customerById(r, a.customer_id);
+      if (billsAwaitingPayment(r, customer).length > 0) {
+        throw new ToolError("A bill is already awaiting payment for this customer");
+      }
+      if (!customer.bill_ids.some((id) => id === a.bill_id)) {
+        throw new ToolError(`Bill ${pyStr(a.bill_id)} not found for customer ${pyStr(a.customer_id)}`);
+      }
+      const bill = r.bills.mutate(billIndex(r, a.bill_id));
+      bill.status = "Awaiting Payment";
+      return `Payment request sent to the customer for bill ${bill.bill_id}`;
+    },
+  },
+  {
+    name: "get_data_usage",
+    kind: "read",
+    description:
+      "Shows a line's data usage in the current billing cycle: data used, the plan's limit, extra data " +
+      "bought (refuelled) and the cycle's end date.",
+    params: [customerIdParam, param("line_id", str, "ID of the line to check.")],
+    run: ({ db }, a) => {
+      const r = root(db);
+      const line = r.lines.at(targetLineIndex(r, a.customer_id, a.line_id))!;
+      const plan = planById(r, line.plan_id);
+      // A plain dict: the serializer turns these numbers into strings, as upstream's does.
+      return {
+        line_id: a.line_id,
+        data_used_gb: pyFloat(line.data_used_gb),
+        data_limit_gb: pyFloat(plan.data_limit_gb),
+        data_refueling_gb: pyFloat(line.data_refueling_gb),
+        cycle_end_date: CYCLE_END,
+      };
+    },
+  },
+  {
+    name: "enable_roaming",
+    kind: "write",
+    description: "Turns on international roaming for a line.",
+    params: [customerIdParam, param("line_id", str, "ID of the line to enable roaming on.")],
+    run: ({ db }, a) => setRoaming(root(db), a.customer_id, a.line_id, true),
+  },
+  {
+    name: "disable_roaming",
+    kind: "write",
+    description: "Turns off international roaming for a line.",
+    params: [customerIdParam, param("line_id", str, "ID of the line to disable roaming on.")],
+    run: ({ db }, a) => setRoaming(root(db), a.customer_id, a.line_id, false),
+  },
+  transferToHumanAgents,
+  {
+    name: "refuel_data",
+    kind: "write",
+    description:
+      "Adds extra data to a line and charges it to the customer's next bill at the plan's refuelling price.",
+    params: [
+      customerIdParam,
+      param("line_id", str, "ID of the line to add data to."),
+      param("gb_amount", { type: "number" }, "How many gigabytes to add."),
+    ],
+    run: ({ db, state }, a) => {
+      const r = root(db);
+      const index = targetLineIndex(r, a.customer_id, a.line_id);
+      const gb = a.gb_amount;
+      if (pyNumberOperand(gb, "<=", "int") <= 0) throw new ToolError("Refuel amount must be positive");
+      const plan = planById(r, r.lines.at(index)!.plan_id);
+      const price = plan.data_refueling_price_per_gb;
+      const charge = toNumber(gb) * price;
+      const line = r.lines.mutate(index);
+      line.data_refueling_gb += toNumber(gb);
+      applyOneTimeCharge(
+        r,
+        state.draftBillIds,
+        a.customer_id,
+        charge,
+        `Data refueling: ${pyStr(gb)} GB at $${pyFloatRepr(price)}/GB`,
+      );
+      return {
+        message: `Successfully added ${pyStr(gb)} GB of data for line ${pyStr(a.line_id)} for $${pyFixed(charge, 2)}`,
+        new_data_refueling_gb: pyFloat(line.data_refueling_gb),
+        charge: pyFloat(charge),
+      };
+    },
+  },
+];
+
+/** Builds the agent toolkit of one environment (cheap: the tool definitions are shared). */
+export function makeAgentToolkit(db: DbState<any>, ids: DraftBillIds): Toolkit<AgentToolsState> {
+  return new Toolkit("TelecomTools", agentTools, agentHelpers, db, { draftBillIds: ids });
 }
 
 function setRoaming(root: TelecomRoot, customerId: unknown, lineId: unknown, enabled: boolean): string {
@@ -432,7 +440,7 @@ function setRoaming(root: TelecomRoot, customerId: unknown, lineId: unknown, ena
 }
 
 /** Hidden helpers: set-up functions and assertions used by tasks (never offered to the LLM). */
-const agentHelpers: FunctionDef[] = [
+const agentHelpers: readonly FunctionDef<AgentToolsState>[] = [
   {
     name: "get_available_plan_ids",
     params: [],
