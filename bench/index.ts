@@ -18,10 +18,11 @@ import {
   formatTable,
   ratioToTarget,
 } from "./harness.ts";
+import { runnerBench } from "./runner-throughput.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
 
 /** Every benchmark module, in the order they run. Add new modules here. */
-export const MODULES: readonly BenchModule[] = [domainBench, telecomGeneratorBench];
+export const MODULES: readonly BenchModule[] = [domainBench, telecomGeneratorBench, runnerBench];
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);

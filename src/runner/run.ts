@@ -70,6 +70,8 @@ export interface RunConfig {
   resultsPath: string;
   /** The command line that resumes this run (printed on Ctrl-C, stored in the checkpoint). */
   resumeCommand?: string | undefined;
+  /** Write the results JSON when the batch ends (default true; `tau export` can do it later). */
+  writeResultsJson?: boolean | undefined;
 }
 
 /** What the runner needs from the outside world (injected so tests can stay offline). */
@@ -417,7 +419,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       renderer?.stop();
     }
     await writer.close();
-    await exportResults(checkpointPath, config.resultsPath);
+    if (config.writeResultsJson ?? true) await exportResults(checkpointPath, config.resultsPath);
     return {
       resultsPath: config.resultsPath,
       checkpointPath,

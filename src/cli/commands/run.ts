@@ -218,7 +218,8 @@ export function registerRunCommand(program: Command): void {
         const code = await runCommand(options, {
           stdout: (line) => console.log(line),
           stderr: (line) => console.error(line),
-          isTty: Boolean(process.stderr.isTTY),
+          // A live bar only when both streams are a terminal (`tau run | tee log` gets plain lines).
+          isTty: Boolean(process.stdout.isTTY && process.stderr.isTTY),
           signal: controller.signal,
           argv: process.argv.slice(2),
         });
