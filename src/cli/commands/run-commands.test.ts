@@ -159,6 +159,51 @@ describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", 
   }, 60_000);
 });
 
+describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", () => {
+  it("SIGINT stops new work, keeps finished simulations, prints the resume command and exits 130", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-sigint-"));
+    const args = [
+      "run",
+      "--domain",
+      "mock",
+      "--agent",
+      "replay",
+      "--user",
+      "scripted",
+      "--num-trials",
+      "100",
+      "--max-concurrency",
+      "1",
+      "--save-to",
+      "stopped",
+      "--data-dir",
+      dataDir!,
+    ];
+    const checkpoint = join(cwd, "runs", "stopped", "results.jsonl");
+    const child = spawn(process.execPath, [tauBin, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    const deadline = Date.now() + 30_000;
+    while (!(existsSync(checkpoint) && readFileSync(checkpoint, "utf8").split("\n").length > 20)) {
+      if (Date.now() > deadline) throw new Error("the child run made no progress");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toContain("Resume with:");
+    const resume = /Resume with:\n {2}(.+)/.exec(stderr)?.[1] ?? "";
+    expect(resume).toMatch(/^tau run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/);
+    const kept = await loadCheckpointState(checkpoint);
+    expect(kept.simulations.size).toBeGreaterThan(0);
+    expect(kept.simulations.size).toBeLessThan(1000);
+    // The exported results.json holds exactly what the checkpoint holds.
+    expect(
+      JSON.parse(readFileSync(join(cwd, "runs", "stopped", "results.json"), "utf8")).simulations,
+    ).toHaveLength(kept.simulations.size);
+  }, 60_000);
+});
+
 describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not set)", () => {
   it("view, export, evaluate-trajs and compare work on a run", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-cmds-"));
