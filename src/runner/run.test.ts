@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -137,6 +137,13 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(second.simulations.map((s) => s.termination_reason)).toEqual(["user_stop", "user_stop"]);
     const exported = readResultsFile(run.resultsPath);
     expect(exported.simulations).toHaveLength(2);
+  });
+
+  it("never overwrites a results file that has no checkpoint beside it", async () => {
+    const run = config();
+    writeFileSync(run.resultsPath, "{}");
+    await expect(executeRun(run, offline)).rejects.toThrow(/exists but has no checkpoint/);
+    expect(readFileSync(run.resultsPath, "utf8")).toBe("{}");
   });
 
   it("rejects solo mode on an agent that is not solo, and unknown task ids", async () => {

@@ -237,6 +237,11 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   const plan = planRun(config);
   const log = deps.log ?? (() => {});
   const checkpointPath = checkpointPathFor(config.resultsPath);
+  if (existsSync(config.resultsPath) && !existsSync(checkpointPath))
+    // A results file without our checkpoint (an upstream run, or another tool's): never overwrite it.
+    throw new UsageError(
+      `${config.resultsPath} exists but has no checkpoint (${checkpointPath}) beside it, so it cannot be resumed; pick another --save-to`,
+    );
   log(`Run ${config.resultsPath}`);
 
   // Resume: what is already done, and is it the same run?
