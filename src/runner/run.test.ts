@@ -9,6 +9,8 @@ import { PyFloat } from "../core/py-json.ts";
 import { readResultsFile } from "../core/results.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
+import type { LlmClient } from "../llm/types.ts";
+import type { RunProgress } from "./progress.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
 import { renderSummary } from "./summary.ts";
 
@@ -137,6 +139,66 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(second.simulations.map((s) => s.termination_reason)).toEqual(["user_stop", "user_stop"]);
     const exported = readResultsFile(run.resultsPath);
     expect(exported.simulations).toHaveLength(2);
+  });
+
+  it("drives LLM participants through the provider queue, counting tokens, cost and 429s", async () => {
+    let calls = 0;
+    let open = 0;
+    let peak = 0;
+    let snapshot: ReturnType<RunProgress["snapshot"]> | null = null;
+    const run = config({
+      agent: "llm_agent",
+      user: "user_simulator",
+      numTrials: 4,
+      maxConcurrency: 6,
+      taskIds: ["create_task_1", "update_task_1"],
+    });
+    const outcome = await executeRun(run, {
+      providerKey: (model) => model,
+      createLlm: (model, onEvent): LlmClient => ({
+        model,
+        async generate(request) {
+          const index = ++calls;
+          peak = Math.max(peak, ++open);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          open--;
+          if (index % 5 === 0) onEvent({ type: "rate_limited", model, retryAfterMs: 1 });
+          const usage = { prompt_tokens: 100, completion_tokens: 5 };
+          onEvent({
+            type: "call",
+            model,
+            callName: request.callName,
+            usage,
+            costUsd: 0.001,
+            durationMs: 2,
+            attempts: 1,
+            cached: false,
+          });
+          const system = request.messages[0]?.role === "system" ? request.messages[0].content : "";
+          const isUser = system.includes("###STOP###");
+          const text = !isUser ? "Noted." : request.messages.length <= 2 ? "Hello there." : "Bye ###STOP###";
+          return { content: text, toolCalls: null, usage, costUsd: 0.001 };
+        },
+      }),
+      createProgress: (progress) => ({
+        start() {},
+        update() {},
+        stop() {
+          snapshot = progress.snapshot();
+        },
+      }),
+    });
+    expect(outcome.simulations).toHaveLength(8);
+    expect(outcome.simulations.every((s) => s.termination_reason === "user_stop")).toBe(true);
+    expect(calls).toBe(24); // user, agent, user per conversation
+    expect(peak).toBeLessThanOrEqual(6);
+    const seen = snapshot as ReturnType<RunProgress["snapshot"]> | null;
+    expect(seen).toMatchObject({ done: 8, total: 8, tokens: 24 * 105, rateLimited: 4 });
+    expect(seen!.costUsd).toBeCloseTo(0.024);
+    // The models and their arguments are recorded as upstream does.
+    const results = readResultsFile(run.resultsPath);
+    expect(results.info.agent_info.llm).toBe("openai/gpt-4.1-2025-04-14");
+    expect(results.simulations[0]!.seed).toBe(626729);
   });
 
   it("never overwrites a results file that has no checkpoint beside it", async () => {
