@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { UsageError } from "../core/errors.ts";
+import { nowIso } from "../core/messages.ts";
 import { pyDumps } from "../core/py-json.ts";
 import { Info, packageVersion, RESULTS_FORMAT_VERSION } from "../core/results.ts";
 import type { SimulationRun } from "../core/simulation.ts";
@@ -36,7 +37,6 @@ import { exportResults } from "./export.ts";
 import { type ProgressRenderer, RunProgress } from "./progress.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
-import { nowIso } from "../core/messages.ts";
 
 /** Everything `tau run` was asked to do. */
 export interface RunConfig {
@@ -284,8 +284,12 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     );
   }
 
-  const info: Info = { ...plan.info, num_trials: numTrials };
   const seeds = trialSeeds(config.seed, numTrials);
+  const info: Info = {
+    ...plan.info,
+    num_trials: numTrials,
+    ...(plan.info.taubench ? { taubench: { ...plan.info.taubench, trial_seeds: seeds } } : {}),
+  };
   const runRecord: RunRecord = {
     kind: "run",
     version: CHECKPOINT_VERSION,
@@ -297,14 +301,10 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     tasks: allTasks,
     resume_command: config.resumeCommand ?? null,
   };
-  const units = planUnits(plan.tasks, trialSeeds(config.seed, config.numTrials)).filter(
-    (unit) => !finished.has(simulationKey(unit.trial, unit.task.id, unit.seed)),
-  );
-  const inScope = new Set(
-    planUnits(plan.tasks, trialSeeds(config.seed, config.numTrials)).map((u) =>
-      simulationKey(u.trial, u.task.id, u.seed),
-    ),
-  );
+  // This invocation's units; a resume may cover fewer trials or tasks than the whole run.
+  const requested = planUnits(plan.tasks, plan.seeds);
+  const units = requested.filter((unit) => !finished.has(simulationKey(unit.trial, unit.task.id, unit.seed)));
+  const inScope = new Set(requested.map((unit) => simulationKey(unit.trial, unit.task.id, unit.seed)));
   const resumedInScope = [...finished]
     .filter(([key]) => inScope.has(key))
     .map(([, simulation]) => simulation);
