@@ -286,3 +286,18 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     await expect(inProcessRun(cwd, { agent: "nobody" })).rejects.toThrow(/Unknown agent 'nobody'/);
   });
 });
+
+describe("tau view on upstream results files", () => {
+  const fixtures = join(repo, "src", "core", "fixtures");
+  it("summarises an upstream monolithic results.json, infra errors apart", async () => {
+    let text = "";
+    await viewCommand(join(fixtures, "results-upstream.json"), { maxToolChars: "500" }, (t) => (text += t));
+    expect(text).toContain("Infrastructure errors (not scored, re-run on resume): 1");
+    expect(text).toMatch(/refund_lamp_1\s+✓ !/);
+  });
+  it("reads the dir layout too", async () => {
+    let text = "";
+    await viewCommand(join(fixtures, "results-dir"), { maxToolChars: "500" }, (t) => (text += t));
+    expect(text).toContain("Per-task outcomes");
+  });
+});
