@@ -46,6 +46,17 @@ export function isPyNumber(value: unknown): value is number | PyFloat {
   return typeof value === "number" || value instanceof PyFloat;
 }
 
+/** Python's type name of a JSON-decoded value (`str`, `int`, `float`, `NoneType`, …), as error texts show it. */
+export function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "string") return "str";
+  if (typeof value === "boolean") return "bool";
+  if (value instanceof PyFloat) return "float";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (Array.isArray(value)) return "list";
+  return "dict";
+}
+
 // ---------------------------------------------------------------------------
 // Number formatting
 

@@ -1,5 +1,5 @@
 /** Tools every domain shares. */
-import { pyTypeName } from "../env/model.ts";
+import { pyTypeName } from "../core/py-json.ts";
 import { param, PyTypeError, type ToolDef } from "../env/toolkit.ts";
 import { CALCULATE_CHARACTERS, calculateExpression, PythonError } from "./python-eval.ts";
 

@@ -17,6 +17,7 @@ import {
   pyJsonNumber,
   pyJsonString,
   pyRepr,
+  pyTypeName,
   toNumber,
 } from "../core/py-json.ts";
 
@@ -119,17 +120,6 @@ export class ModelValidationError extends Error {
     super(formatValidationMessage(modelName, issues));
     this.name = "ModelValidationError";
   }
-}
-
-/** Python's type name for a JSON-ish value (`str`, `int`, `float`, `NoneType`, …), as error texts show it. */
-export function pyTypeName(value: unknown): string {
-  if (value === null || value === undefined) return "NoneType";
-  if (typeof value === "string") return "str";
-  if (typeof value === "boolean") return "bool";
-  if (value instanceof PyFloat) return "float";
-  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
-  if (Array.isArray(value)) return "list";
-  return "dict";
 }
 
 function formatValidationMessage(modelName: string, issues: ValidationIssue[]): string {

@@ -6,7 +6,8 @@
  */
 import { PyFloat, pyRepr, pyStr } from "../../core/py-json.ts";
 import type { DbState } from "../../env/db-state.ts";
-import { deepClone, isFrozenValue, modelResult, pyTypeName, t, validate } from "../../env/model.ts";
+import { pyTypeName } from "../../core/py-json.ts";
+import { deepClone, isFrozenValue, modelResult, t, validate } from "../../env/model.ts";
 import { type JsonSchema, param, PyTypeError, type ToolDef, ToolError } from "../../env/toolkit.ts";
 import { calculate, transferToHumanAgents } from "../shared-tools.ts";
 import {

@@ -3,20 +3,9 @@
  * arguments (`x in dict`, `len`, iteration, `list.count`, `sorted`,
  * `str.lower`), with CPython's error texts for the wrong types a model may send.
  */
-import { PyFloat, pyEquals } from "../../core/py-json.ts";
+import { PyFloat, pyEquals, pyTypeName } from "../../core/py-json.ts";
 import { AttributeError } from "../../env/db-state.ts";
 import { PyTypeError } from "../../env/toolkit.ts";
-
-/** Python's type name of a JSON-decoded value. */
-export function pyTypeName(value: unknown): string {
-  if (value === null || value === undefined) return "NoneType";
-  if (typeof value === "string") return "str";
-  if (typeof value === "boolean") return "bool";
-  if (value instanceof PyFloat) return "float";
-  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
-  if (Array.isArray(value)) return "list";
-  return "dict";
-}
 
 function isDict(value: unknown): boolean {
   return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat);

@@ -21,7 +21,8 @@ import {
   type PlanRecord,
   type TelecomRoot,
 } from "./models.ts";
-import { pyNumberOperand, pySliceTo, pyTypeName } from "./python.ts";
+import { pyNumberOperand, pySliceTo } from "./python.ts";
+import { pyTypeName } from "../../core/py-json.ts";
 
 /** The domain's fixed "today". */
 export const TODAY = "2025-02-25";

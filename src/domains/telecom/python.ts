@@ -1,17 +1,6 @@
 /** Small emulations of Python runtime behaviour that telecom tools expose in their error texts. */
-import { PyFloat } from "../../core/py-json.ts";
+import { PyFloat, pyTypeName } from "../../core/py-json.ts";
 import { ToolError } from "../../env/toolkit.ts";
-
-/** Python's type name of a JSON-decoded value, as it appears in TypeError / AttributeError texts. */
-export function pyTypeName(value: unknown): string {
-  if (value === null || value === undefined) return "NoneType";
-  if (typeof value === "string") return "str";
-  if (typeof value === "boolean") return "bool";
-  if (value instanceof PyFloat) return "float";
-  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
-  if (Array.isArray(value)) return "list";
-  return "dict";
-}
 
 /** A number argument as Python would compare it; other types raise the `<`/`<=` TypeError text. */
 export function pyNumberOperand(value: unknown, operator: string, other: string): number {

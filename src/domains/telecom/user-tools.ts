@@ -30,7 +30,7 @@ import {
   userRoot,
   type VpnDetailsRecord,
 } from "./models.ts";
-import { pyTypeName } from "./python.ts";
+import { pyTypeName } from "../../core/py-json.ts";
 
 /**
  * State a user toolkit keeps outside its DB, one per environment. Upstream
