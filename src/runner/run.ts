@@ -242,7 +242,6 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     throw new UsageError(
       `${config.resultsPath} exists but has no checkpoint (${checkpointPath}) beside it, so it cannot be resumed; pick another --save-to`,
     );
-  log(`Run ${config.resultsPath}`);
 
   // Resume: what is already done, and is it the same run?
   const finished = new Map<string, SimulationRun>();
@@ -331,6 +330,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
     judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
 
+  log(`Run ${config.resultsPath}`);
   mkdirSync(dirname(config.resultsPath), { recursive: true });
   const writer = await CheckpointWriter.open(checkpointPath);
   try {

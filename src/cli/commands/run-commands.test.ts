@@ -14,8 +14,12 @@ const dataDir = process.env.TAU_DATA_DIR;
 const repo = resolve(import.meta.dirname, "..", "..", "..");
 const tauBin = join(repo, "bin", "tau.js");
 
-function tau(args: string[], cwd: string) {
-  return spawnSync(process.execPath, [tauBin, ...args], { cwd, encoding: "utf8", env: { ...process.env } });
+function tau(args: string[], cwd: string, env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [tauBin, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
 }
 
 function runOptions(overrides: Partial<RunCommandOptions>): RunCommandOptions {
@@ -82,6 +86,18 @@ describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", 
     expect(result.stderr).toMatch(/\[\d+s\] 10\/10 \(100%\) \| pass\^1 0\.800/);
     expect(existsSync(join(cwd, "runs", "e2e", "results.json"))).toBe(true);
     expect(existsSync(join(cwd, "runs", "e2e", "results.jsonl"))).toBe(true);
+  });
+
+  it("a missing API key is one line naming the variable, exit 2, and writes nothing", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-nokey-"));
+    const result = tau(["run", "--domain", "mock", "--save-to", "nokey", "--data-dir", dataDir!], cwd, {
+      OPENAI_API_KEY: "",
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      "tau: OPENAI_API_KEY is not set (needed for model openai/gpt-4.1-2025-04-14)",
+    );
+    expect(existsSync(join(cwd, "runs"))).toBe(false);
   });
 
   it("an unknown task id is one line and exit code 2, with no stack", () => {
