@@ -18,6 +18,7 @@ export {
   getAgentDefinition,
   registerAgent,
 } from "./registry.ts";
-export { REPLAY_CLOSING, ReplayAgent, USER_ACTION_REQUEST, userActionRequest } from "./replay-agent.ts";
+export { REPLAY_CLOSING, USER_ACTION_REQUEST, userActionRequest } from "../core/offline-protocol.ts";
+export { ReplayAgent } from "./replay-agent.ts";
 export { parseTextAction, TextAgent, type TextAgentStyle } from "./text-agent.ts";
 export type { Agent, AgentInput } from "./types.ts";

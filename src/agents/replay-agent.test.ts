@@ -3,13 +3,8 @@ import { type AssistantMessage, userMessage } from "../core/messages.ts";
 import { PyFloat } from "../core/py-json.ts";
 import { Task } from "../core/task.ts";
 import { SOLO_STOP_TOKEN } from "./llm-agent.ts";
-import {
-  parseUserActionRequest,
-  REPLAY_CLOSING,
-  ReplayAgent,
-  replayPlan,
-  userActionRequest,
-} from "./replay-agent.ts";
+import { parseUserActionRequest, REPLAY_CLOSING, userActionRequest } from "../core/offline-protocol.ts";
+import { ReplayAgent, replayPlan } from "./replay-agent.ts";
 
 const task = Task.parse({
   id: "t",

@@ -9,43 +9,11 @@
  * routes user tools) and then stops as the solo agent does.
  */
 import { type AssistantMessage, assistantMessage, type Message, nowIso } from "../core/messages.ts";
-import { parsePyJson, pyDumps } from "../core/py-json.ts";
+import { REPLAY_CLOSING, userActionRequest } from "../core/offline-protocol.ts";
 import type { Action, Task } from "../core/task.ts";
 import { deepClone } from "../env/model.ts";
 import { SOLO_STOP_TOKEN } from "./llm-agent.ts";
 import type { Agent, AgentInput } from "./types.ts";
-
-/** How the replay agent asks the user to act; followed by `name(<JSON arguments>)`. */
-export const USER_ACTION_REQUEST = "Please perform this action on your device: ";
-
-/** What the replay agent says when every step is done. */
-export const REPLAY_CLOSING = "All requested actions have been completed. Thank you, goodbye!";
-
-/** The request text for one user action: `name()` or `name({"k": v})`. */
-export function userActionRequest(action: Pick<Action, "name" | "arguments">): string {
-  const hasArgs = Object.keys(action.arguments).length > 0;
-  return `${USER_ACTION_REQUEST}${action.name}(${hasArgs ? pyDumps(action.arguments) : ""})`;
-}
-
-/** Reads a request written by {@link userActionRequest}; null when the text is not one. */
-export function parseUserActionRequest(
-  text: string,
-): { name: string; arguments: Record<string, unknown> } | null {
-  const match = /^Please perform this action on your device: ([A-Za-z_][A-Za-z0-9_]*)\(([\s\S]*)\)$/.exec(
-    text.trim(),
-  );
-  if (!match) return null;
-  const inner = match[2]!.trim();
-  if (inner === "") return { name: match[1]!, arguments: {} };
-  try {
-    const value = parsePyJson(inner);
-    if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Map)
-      return null;
-    return { name: match[1]!, arguments: value as Record<string, unknown> };
-  } catch {
-    return null;
-  }
-}
 
 /** One planned turn of a replay agent. */
 export type ReplayStep =

@@ -7,7 +7,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getAgentDefinition } from "../agents/registry.ts";
-import { REPLAY_CLOSING, USER_ACTION_REQUEST } from "../agents/replay-agent.ts";
 import type { Agent } from "../agents/types.ts";
 import {
   assistantMessage,
@@ -22,7 +21,6 @@ import type { Domain } from "../domains/types.ts";
 import type { Environment } from "../env/environment.ts";
 import { applyInitialState, replayGold } from "../evaluation/gold.ts";
 import { getUserDefinition } from "../users/registry.ts";
-import { ACTION_REQUEST_PREFIX, CLOSING_PHRASE } from "../users/scripted-user.ts";
 import { isUserStop, type User } from "../users/types.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -125,13 +123,6 @@ async function converse(
   }
   throw new Error(`task ${task.id}: no stop within 100 steps`);
 }
-
-describe("replay protocol", () => {
-  it("uses the same phrasing on the agent and the user side", () => {
-    expect(ACTION_REQUEST_PREFIX).toBe(USER_ACTION_REQUEST);
-    expect(CLOSING_PHRASE).toBe(REPLAY_CLOSING);
-  });
-});
 
 describe.skipIf(!dataDir)("replay agent + scripted user on mock (skipped: TAU_DATA_DIR not set)", () => {
   const domain = () => loadDomain("mock", dataDir!);

@@ -3,7 +3,8 @@ import { assistantMessage, type ToolMessage, userMessage } from "../core/message
 import { PyFloat } from "../core/py-json.ts";
 import { Task } from "../core/task.ts";
 import { isUserStop } from "./types.ts";
-import { CLOSING_PHRASE, NEUTRAL_REPLY, readActionRequest, ScriptedUser } from "./scripted-user.ts";
+import { parseUserActionRequest, REPLAY_CLOSING } from "../core/offline-protocol.ts";
+import { NEUTRAL_REPLY, ScriptedUser } from "./scripted-user.ts";
 
 const structured = Task.parse({
   id: "t",
@@ -56,7 +57,7 @@ describe("scripted user", () => {
     expect(neutral.message.content).toBe(NEUTRAL_REPLY);
     expect(isUserStop(neutral.message)).toBe(false);
 
-    const stop = await user.generate(say(CLOSING_PHRASE), neutral.state);
+    const stop = await user.generate(say(REPLAY_CLOSING), neutral.state);
     expect(isUserStop(stop.message)).toBe(true);
     expect(stop.message.cost).toBe(0);
   });
@@ -72,9 +73,9 @@ describe("scripted user", () => {
   });
 
   it("ignores malformed requests", () => {
-    expect(readActionRequest("Please perform this action on your device: f(1, 2)")).toBeNull();
-    expect(readActionRequest("Please perform this action on your device: f")).toBeNull();
-    expect(readActionRequest("Please perform this action on your device: reboot_device()")).toEqual({
+    expect(parseUserActionRequest("Please perform this action on your device: f(1, 2)")).toBeNull();
+    expect(parseUserActionRequest("Please perform this action on your device: f")).toBeNull();
+    expect(parseUserActionRequest("Please perform this action on your device: reboot_device()")).toEqual({
       name: "reboot_device",
       arguments: {},
     });
