@@ -17,6 +17,7 @@ import {
   ftruncateSync,
 } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { FileFormatError, formatIssuePath } from "../core/errors.ts";
@@ -212,9 +213,21 @@ export class CheckpointWriter {
 
   /** Opens (creating) the file for appending, first cutting any torn tail. */
   static async open(path: string): Promise<CheckpointWriter> {
+    const isNew = !existsSync(path);
     repairTornTail(path);
     const writer = new CheckpointWriter(path);
     writer.handle = await open(path, "a");
+    if (isNew) {
+      // Make the new file's directory entry durable too, not only its contents.
+      const directory = await open(dirname(path), "r");
+      try {
+        await directory.sync();
+      } catch {
+        // Some filesystems refuse fsync on a directory; the data itself is still synced per append.
+      } finally {
+        await directory.close();
+      }
+    }
     return writer;
   }
 
