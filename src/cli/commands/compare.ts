@@ -3,8 +3,7 @@
  * the tasks both evaluated, and a verdict in plain words.
  */
 import type { Command } from "commander";
-import { computeMetrics } from "../../metrics/index.ts";
-import { comparePassHat1 } from "../../metrics/index.ts";
+import { comparePassHat1, computeMetrics } from "../../metrics/index.ts";
 import { loadRun } from "../../runner/run-file.ts";
 
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
