@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Info, writeResultsFile } from "../../core/results.ts";
+import { SimulationRun } from "../../core/simulation.ts";
 import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { compareCommand } from "./compare.ts";
 import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
@@ -315,5 +317,47 @@ describe("tau view on upstream results files", () => {
     let text = "";
     await viewCommand(join(fixtures, "results-dir"), { maxToolChars: "500" }, (t) => (text += t));
     expect(text).toContain("Per-task outcomes");
+  });
+});
+
+describe("tau compare verdicts", () => {
+  function writeRun(path: string, rewardFor: (task: number) => number) {
+    const info = Info.parse({
+      git_commit: "x",
+      num_trials: 1,
+      max_steps: 200,
+      max_errors: 10,
+      user_info: { implementation: "user_simulator" },
+      agent_info: { implementation: "llm_agent", llm: "openai/m" },
+      environment_info: { domain_name: "retail", policy: "p" },
+    });
+    const simulations = Array.from({ length: 30 }, (_, task) =>
+      SimulationRun.parse({
+        id: `s${task}`,
+        task_id: `t${task}`,
+        start_time: "s",
+        end_time: "e",
+        duration: 1,
+        termination_reason: "user_stop",
+        reward_info: { reward: rewardFor(task) },
+        trial: 0,
+        seed: 1,
+      }),
+    );
+    writeResultsFile(path, { timestamp: null, info, tasks: [], simulations, simulation_index: null });
+  }
+
+  it("calls a clear improvement and a wash in plain words", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau-compare-"));
+    writeRun(join(dir, "a.json"), (task) => (task < 10 ? 1 : 0));
+    writeRun(join(dir, "b.json"), (task) => (task < 25 ? 1 : 0));
+    writeRun(join(dir, "c.json"), (task) => (task < 12 && task !== 3 ? 1 : 0));
+    const better = await compareCommand(join(dir, "a.json"), join(dir, "b.json"));
+    expect(better).toContain("pass^1  A 0.333  B 0.833");
+    expect(better).toContain(
+      "Verdict: B is better on retail (by 0.500 pass^1; unlikely to be chance, p < 0.05).",
+    );
+    const wash = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
+    expect(wash).toMatch(/Verdict: no clear difference on retail; .* within chance/);
   });
 });
