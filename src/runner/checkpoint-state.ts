@@ -6,7 +6,8 @@
  */
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
-import { keyOf, type RunRecord, readCheckpoint } from "./checkpoint.ts";
+import { keyOf, type RunRecord, readCheckpoint, type SessionRecord } from "./checkpoint.ts";
+import { type RunUsage, sumRunUsage } from "./llm-usage.ts";
 
 /** A simulation without its transcript and policy: what metrics and summaries need. */
 export type SlimSimulation = SimulationRun;
@@ -31,6 +32,14 @@ export interface CheckpointState {
   tornLine: number | null;
   /** Number of duplicate finished simulations that were ignored. */
   duplicates: number;
+  /** Per session id, its latest `session` record (none in version-1 checkpoints). */
+  sessions: Map<string, SessionRecord>;
+}
+
+/** The provider usage of every session of the run; null when no session recorded any (version-1 checkpoints). */
+export function checkpointUsage(state: Pick<CheckpointState, "sessions">): RunUsage | null {
+  if (state.sessions.size === 0) return null;
+  return sumRunUsage([...state.sessions.values()].map((session) => session.usage));
 }
 
 /** Reads a checkpoint into a {@link CheckpointState}; with `full` the transcripts are kept too. */
@@ -45,6 +54,7 @@ export async function loadCheckpointState(
     lines: new Map(),
     tornLine: null,
     duplicates: 0,
+    sessions: new Map(),
   };
   for await (const { record, lineNumber } of readCheckpoint(path, (line) => {
     state.tornLine = line;
@@ -70,6 +80,9 @@ export async function loadCheckpointState(
         state.lines.set(key, lineNumber);
         break;
       }
+      case "session":
+        state.sessions.set(record.session_id, record);
+        break;
       default: {
         const never: never = record;
         throw new Error(`unhandled checkpoint record ${String(never)}`);

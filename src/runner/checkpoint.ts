@@ -2,10 +2,13 @@
  * The crash-safe run log: one JSON line per record, appended and flushed to
  * disk before a simulation is reported. A `run` record describes the run (the
  * config fingerprint that resume checks, upstream's `info`, the tasks); each
- * finished simulation is a `simulation` record. A torn last line (kill -9
- * mid-write) is ignored and cut off before the next append.
+ * finished simulation is a `simulation` record, in upstream's `model_dump`
+ * layout (float fields stay floats); a `session` record holds one invocation's
+ * provider usage and is rewritten (latest wins) as the session goes on.
+ * A torn last line (kill -9 mid-write) is ignored and cut off before the next append.
  *
  * Records carry `version`; fixtures of every version stay in the tests.
+ * Version 1 had no `session` records; its lines still load unchanged.
  */
 import {
   createReadStream,
@@ -22,11 +25,13 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import { FileFormatError, formatIssuePath } from "../core/errors.ts";
 import { parsePyJson, pyDumps } from "../core/py-json.ts";
+import { simulationToPy } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
+import { RunUsage, runUsageToPy } from "./llm-usage.ts";
 
-/** The checkpoint format version this code writes. */
-export const CHECKPOINT_VERSION = 1;
+/** The checkpoint format version this code writes (2 added `session` records; 1 still loads). */
+export const CHECKPOINT_VERSION = 2;
 
 /** The settings that change what a simulation means; resuming with different ones is refused. */
 export const RunFingerprint = z.object({
@@ -74,8 +79,21 @@ export const SimulationRecord = z.object({
 });
 export type SimulationRecord = z.infer<typeof SimulationRecord>;
 
+/** One invocation's provider usage; rewritten as the session goes on, the latest line per `session_id` counts. */
+export const SessionRecord = z.object({
+  kind: z.literal("session"),
+  version: z.number().int().min(2),
+  session_id: z.string(),
+  started_at: z.string(),
+  updated_at: z.string(),
+  /** Simulations recorded in this session so far. */
+  simulations: z.number().int(),
+  usage: RunUsage,
+});
+export type SessionRecord = z.infer<typeof SessionRecord>;
+
 /** Any checkpoint line. */
-export const CheckpointRecord = z.discriminatedUnion("kind", [RunRecord, SimulationRecord]);
+export const CheckpointRecord = z.discriminatedUnion("kind", [RunRecord, SimulationRecord, SessionRecord]);
 export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
 
 /** Identity of one unit of work: upstream's resume key `(trial, task_id, seed)`. */
@@ -233,7 +251,7 @@ export class CheckpointWriter {
 
   /** Appends one record; resolves when it is durable. */
   append(record: CheckpointRecord): Promise<void> {
-    const line = `${pyDumps(record)}\n`;
+    const line = `${formatCheckpointLine(record)}\n`;
     return new Promise((resolve, reject) => {
       this.queue.push({ line, resolve, reject });
       if (!this.flushing) this.flushing = this.flush();
@@ -266,5 +284,23 @@ export class CheckpointWriter {
 
 /** Serializes a record as its checkpoint line (without the newline); exported for fixtures and tools. */
 export function formatCheckpointLine(record: CheckpointRecord): string {
-  return pyDumps(record);
+  switch (record.kind) {
+    case "run":
+      return pyDumps(record);
+    case "simulation":
+      // Upstream's layout with float fields boxed, so `reward: 1.0` does not come back as `1`.
+      return pyDumps(
+        new Map<string, unknown>([
+          ["kind", record.kind],
+          ["version", record.version],
+          ["simulation", simulationToPy(record.simulation)],
+        ]),
+      );
+    case "session":
+      return pyDumps({ ...record, usage: runUsageToPy(record.usage) });
+    default: {
+      const never: never = record;
+      throw new Error(`unhandled checkpoint record ${String(never)}`);
+    }
+  }
 }

@@ -5,20 +5,34 @@
  */
 import { FileFormatError } from "../core/errors.ts";
 import { Info, type Results, writeResultsFile } from "../core/results.ts";
-import { loadCheckpointState } from "./checkpoint-state.ts";
+import { type CheckpointState, checkpointUsage, loadCheckpointState } from "./checkpoint-state.ts";
+import { runUsageToPy } from "./llm-usage.ts";
+
+/**
+ * The run's `info` as a checkpoint describes it: the latest run record's, with
+ * the trial count it reached and, in `taubench.llm_usage`, the provider usage
+ * summed over every session.
+ */
+export function checkpointInfo(state: CheckpointState, checkpointPath: string): Info {
+  if (!state.run) throw new FileFormatError(checkpointPath, "no run record (is this a taubench checkpoint?)");
+  const parsed = Info.safeParse(state.run.info);
+  if (!parsed.success)
+    throw new FileFormatError(checkpointPath, `run record info: ${parsed.error.issues[0]!.message}`);
+  const info: Info = { ...parsed.data, num_trials: state.run.num_trials };
+  const usage = checkpointUsage(state);
+  if (usage && info.taubench) info.taubench = { ...info.taubench, llm_usage: runUsageToPy(usage) };
+  return info;
+}
 
 /** Builds the results object a checkpoint describes (full simulations, transcripts included). */
 export async function checkpointToResults(checkpointPath: string): Promise<Results> {
   // One pass keeping transcripts: the export needs every simulation in memory anyway.
   const state = await loadCheckpointState(checkpointPath, { full: true });
-  if (!state.run) throw new FileFormatError(checkpointPath, "no run record (is this a taubench checkpoint?)");
-  const info = Info.safeParse(state.run.info);
-  if (!info.success)
-    throw new FileFormatError(checkpointPath, `run record info: ${info.error.issues[0]!.message}`);
+  const info = checkpointInfo(state, checkpointPath);
   const simulations = [...state.simulations.values()];
   return {
-    timestamp: state.run.created_at,
-    info: { ...info.data, num_trials: state.run.num_trials },
+    timestamp: state.run!.created_at,
+    info,
     tasks: [...state.tasks.values()],
     simulations,
     simulation_index: null,

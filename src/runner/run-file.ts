@@ -5,11 +5,12 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { FileFormatError, UsageError } from "../core/errors.ts";
-import { Info, readResultsFile } from "../core/results.ts";
+import { UsageError } from "../core/errors.ts";
+import { type Info, readResultsFile } from "../core/results.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadCheckpointState, readSimulationsAt } from "./checkpoint-state.ts";
+import { checkpointInfo } from "./export.ts";
 
 /** A run as read from disk. */
 export interface LoadedRun {
@@ -51,15 +52,12 @@ export async function loadRun(target: string, cwd = process.cwd()): Promise<Load
   const path = resolveRunPath(target, cwd);
   if (path.endsWith(".jsonl")) {
     const state = await loadCheckpointState(path);
-    if (!state.run) throw new FileFormatError(path, "no run record (is this a taubench checkpoint?)");
-    const parsed = Info.safeParse(state.run.info);
-    if (!parsed.success)
-      throw new FileFormatError(path, `run record info: ${parsed.error.issues[0]!.message}`);
+    const info = checkpointInfo(state, path);
     const lines = [...state.lines.values()];
     return {
       path,
       kind: "checkpoint",
-      info: { ...parsed.data, num_trials: state.run.num_trials },
+      info,
       tasks: [...state.tasks.values()],
       simulations: [...state.simulations.values()],
       async full(indices) {

@@ -4,6 +4,7 @@
  * per-provider concurrency; export upstream's results JSON at the end.
  */
 import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { UsageError } from "../core/errors.ts";
@@ -29,11 +30,13 @@ import {
   keyOf,
   type RunFingerprint,
   type RunRecord,
+  type SessionRecord,
   simulationKey,
 } from "./checkpoint.ts";
 import { loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
 import { ProviderScheduler } from "./concurrency.ts";
 import { exportResults } from "./export.ts";
+import { LlmUsageCounter, runUsageToPy, sumRunUsage } from "./llm-usage.ts";
 import { type ProgressRenderer, RunProgress } from "./progress.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
@@ -86,6 +89,8 @@ export interface RunDependencies {
   log?(line: string): void;
   /** Aborts the run: nothing new starts, in-flight work is abandoned, finished work is kept. */
   signal?: AbortSignal;
+  /** How often the session's provider usage is saved while the run goes on (default 30 s; it is saved at the end too). */
+  usageSaveIntervalMs?: number;
 }
 
 /** How a run ended. */
@@ -250,9 +255,11 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   let allTasks: Task[] = plan.tasks;
   let numTrials = config.numTrials;
   let previous: RunRecord | null = null;
+  let previousSessions: SessionRecord[] = [];
   if (existsSync(checkpointPath)) {
     const state = await loadCheckpointState(checkpointPath);
     previous = state.run;
+    previousSessions = [...state.sessions.values()];
     if (state.tornLine !== null)
       log(`note: ignored a torn last line (${state.tornLine}) in ${checkpointPath}`);
     if (previous) {
@@ -310,8 +317,10 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
 
   const progress = new RunProgress(inScope.size, resumedInScope);
   const scheduler = new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, deps.providerKey);
+  const usage = new LlmUsageCounter();
   const onLlmEvent = (event: LlmEvent) => {
     progress.onLlmEvent(event);
+    usage.onLlmEvent(event);
     if (event.type === "rate_limited") scheduler.rateLimited(event.model);
   };
   const clients = new Map<string, LlmClient>();
@@ -385,6 +394,30 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       });
     };
 
+    // This session's provider usage: saved now and then (a kill -9 loses little) and at the end.
+    const session = { id: randomUUID(), startedAt: nowIso(), recorded: 0 };
+    let savedMark = "";
+    const saveUsage = async () => {
+      const mark = `${usage.version}/${session.recorded}`;
+      if (units.length === 0 || mark === savedMark) return;
+      savedMark = mark;
+      await writer.append({
+        kind: "session",
+        version: CHECKPOINT_VERSION,
+        session_id: session.id,
+        started_at: session.startedAt,
+        updated_at: nowIso(),
+        simulations: session.recorded,
+        usage: usage.snapshot(),
+      });
+    };
+    const usageTimer = setInterval(() => {
+      saveUsage().catch(() => {
+        // A failed periodic save is retried by the final one, which does report errors.
+      });
+    }, deps.usageSaveIntervalMs ?? 30_000);
+    usageTimer.unref();
+
     const renderer = deps.createProgress?.(progress) ?? null;
     renderer?.start();
     let batch: Awaited<ReturnType<typeof runBatch>>;
@@ -403,6 +436,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         },
         onRetry: () => {
           progress.retried();
+          usage.simulationRetried();
           renderer?.update();
         },
         onFinished: (simulation) => {
@@ -415,15 +449,22 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
             all.delete(key);
             all.set(key, slim);
           }
+          session.recorded++;
           progress.finished(simulation);
           renderer?.update();
         },
         ...(deps.signal ? { signal: deps.signal } : {}),
       });
     } finally {
+      clearInterval(usageTimer);
       renderer?.stop();
     }
+    await saveUsage();
     await writer.close();
+    const runUsage = sumRunUsage([...previousSessions.map((record) => record.usage), usage.snapshot()]);
+    const outcomeInfo: Info = info.taubench
+      ? { ...info, taubench: { ...info.taubench, llm_usage: runUsageToPy(runUsage) } }
+      : info;
     if (config.writeResultsJson ?? true) await exportResults(checkpointPath, config.resultsPath);
     return {
       resultsPath: config.resultsPath,
@@ -431,7 +472,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       interrupted: batch.interrupted,
       simulations: [...all.values()],
       tasks: allTasks,
-      info,
+      info: outcomeInfo,
       ranNow: batch.recorded,
       resumed: resumedInScope.length,
     };

@@ -7,6 +7,7 @@ import type { Info } from "../core/results.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { computeMetrics } from "../metrics/index.ts";
+import { formatUsageLine, parseRunUsage } from "./llm-usage.ts";
 import { isSuccess } from "./progress.ts";
 
 /** What a summary is computed from. */
@@ -72,6 +73,9 @@ export function renderSummary(input: SummaryInput): string {
     );
   }
   lines.push(`Cost per simulation  agent ${usd(metrics.avgAgentCost)} · user ${usd(metrics.avgUserCost)}`);
+  // Only taubench records provider traffic (upstream files and version-1 checkpoints have none).
+  const usage = parseRunUsage(info.taubench?.llm_usage);
+  if (usage) lines.push(formatUsageLine(usage));
   const { readActions: read, writeActions: write, dbMatch } = metrics;
   lines.push(
     `Actions  read ${read.correct}/${read.total} (${pct(read.correct, read.total)}) · write ${write.correct}/${write.total} (${pct(write.correct, write.total)})`,
