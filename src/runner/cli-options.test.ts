@@ -75,4 +75,12 @@ describe("run paths", () => {
     );
     expect(name).toBe("20260102_030405_airline_llm_agent_gpt-4.1_user_simulator_gpt-4.1-mini");
   });
+  it("leaves out the model part of a participant that uses no model", () => {
+    const at = new Date(2026, 0, 2, 3, 4, 5);
+    const offline = { domain: "mock", agent: "replay", agentLlm: null, user: "scripted", userLlm: null };
+    expect(defaultRunName(offline, at)).toBe("20260102_030405_mock_replay_scripted");
+    expect(defaultRunName({ ...offline, agent: "llm_agent", agentLlm: "anthropic/claude-x" }, at)).toBe(
+      "20260102_030405_mock_llm_agent_claude-x_scripted",
+    );
+  });
 });

@@ -6,15 +6,24 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { UsageError } from "../core/errors.ts";
 
-/** Upstream's default run name: `<YYYYMMDD_HHMMSS>_<domain>_<agent>_<agent model>_<user>_<user model>`. */
+/**
+ * Upstream's default run name, `<YYYYMMDD_HHMMSS>_<domain>_<agent>_<agent model>_<user>_<user model>`,
+ * except that a participant without a model (null: replay, scripted, dummy) contributes no model part.
+ */
 export function defaultRunName(
   parts: { domain: string; agent: string; agentLlm: string | null; user: string; userLlm: string | null },
   now = new Date(),
 ): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}_${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
-  const last = (model: string | null) => (model ? model.split("/").at(-1)! : "none");
-  return [stamp, parts.domain, parts.agent, last(parts.agentLlm), parts.user, last(parts.userLlm)].join("_");
+  const participant = (name: string, model: string | null) =>
+    model ? [name, model.split("/").at(-1)!] : [name];
+  return [
+    stamp,
+    parts.domain,
+    ...participant(parts.agent, parts.agentLlm),
+    ...participant(parts.user, parts.userLlm),
+  ].join("_");
 }
 
 /** Resolves `--save-to` to the results path; a bare name lands under `<cwd>/runs/`. */

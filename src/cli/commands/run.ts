@@ -5,6 +5,7 @@
  * command that resumes the run (exit 130).
  */
 import type { Command } from "commander";
+import { getAgentDefinition } from "../../agents/registry.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { createLlmClient, loadPriceTable, type PriceTable, providerKey } from "../../llm/index.ts";
 import {
@@ -21,6 +22,7 @@ import { executeRun, type RunConfig } from "../../runner/run.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../../runner/summary.ts";
 import { parseTaskIds } from "../../runner/task-selection.ts";
+import { getUserDefinition } from "../../users/registry.ts";
 
 /** Raw commander options of `tau run`. */
 export interface RunCommandOptions {
@@ -78,9 +80,16 @@ export function runConfigFromOptions(
   const userLlm = parseModelOption("--user-llm", options.userLlm);
   const judgeText = options.judge ?? options.judgeLlm;
   const judgeLlm = judgeText.trim() === "none" ? null : parseModelOption("--judge", judgeText);
+  // Offline participants (replay, scripted, dummy) use no model, so the name leaves their model out.
   const saveTo =
     options.saveTo ??
-    defaultRunName({ domain: options.domain, agent: options.agent, agentLlm, user: options.user, userLlm });
+    defaultRunName({
+      domain: options.domain,
+      agent: options.agent,
+      agentLlm: getAgentDefinition(options.agent).needsLlm ? agentLlm : null,
+      user: options.user,
+      userLlm: getUserDefinition(options.user).needsLlm ? userLlm : null,
+    });
   const resultsPath = resolveResultsPath(saveTo, { dataDir, ...(io.cwd ? { cwd: io.cwd } : {}) });
   return {
     domain: options.domain,
