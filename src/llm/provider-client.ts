@@ -19,6 +19,7 @@ import { PyFloat, type PyValue, parsePyJson } from "../core/py-json.ts";
 import { mapLlmArgs } from "./args.ts";
 import { kindForStatus, LlmError, MissingApiKeyError, parseRetryAfter } from "./errors.ts";
 import type { LlmEventListener } from "./events.ts";
+import { handlesRequest, requestOverHttp, toResponse } from "./http-fetch.ts";
 import type { ProviderName } from "./model-id.ts";
 import { costUsd, type PriceTable } from "./prices.ts";
 import { replayFromContent, toProviderPrompt, toProviderTools } from "./prompt.ts";
@@ -144,6 +145,11 @@ function createModel(config: ProviderClientConfig, baseUrl: string | undefined, 
     input: Parameters<typeof fetch>[0],
     init?: RequestInit,
   ): Promise<Response> => {
+    if (handlesRequest(input, init)) {
+      const reply = await requestOverHttp(input as string | URL, init);
+      capture.text = reply.body.toString("utf8");
+      return toResponse(reply);
+    }
     const response = await fetch(input, init);
     const text = await response.text();
     capture.text = text;
