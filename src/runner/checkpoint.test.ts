@@ -3,17 +3,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FileFormatError } from "../core/errors.ts";
+import { PyFloat } from "../core/py-json.ts";
+import { serializeResults } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import {
+  CHECKPOINT_VERSION,
   CheckpointWriter,
   checkpointPathFor,
+  formatCheckpointLine,
   keyOf,
   readCheckpoint,
   repairTornTail,
+  type SessionRecord,
   type SimulationRecord,
   simulationKey,
 } from "./checkpoint.ts";
-import { loadCheckpointState, readSimulationsAt } from "./checkpoint-state.ts";
+import { checkpointUsage, loadCheckpointState, readSimulationsAt } from "./checkpoint-state.ts";
+import { checkpointToResults } from "./export.ts";
+import { emptyModelUsage, emptyRunUsage } from "./llm-usage.ts";
 
 const fixture = join(import.meta.dirname, "fixtures", "checkpoint-v1.jsonl");
 const tempDir = () => mkdtempSync(join(tmpdir(), "tau-checkpoint-"));
@@ -64,7 +71,94 @@ describe("checkpoint format v1 fixture", () => {
   });
 });
 
+describe("checkpoint format v2 fixture", () => {
+  const v2 = join(import.meta.dirname, "fixtures", "checkpoint-v2.jsonl");
+  it("keeps loading, the latest session record of a session counting", async () => {
+    const state = await loadCheckpointState(v2);
+    expect(state.run?.version).toBe(2);
+    expect(state.simulations.size).toBe(2);
+    expect(state.sessions.size).toBe(1);
+    expect(state.sessions.get("session-a")?.simulations).toBe(2);
+    expect(checkpointUsage(state)).toMatchObject({ provider_calls: 3, cost_usd: 1, simulation_retries: 1 });
+    expect(checkpointUsage({ sessions: new Map() })).toBeNull();
+  });
+  it("exports the usage into info.taubench.llm_usage with the cost as a float", async () => {
+    const results = await checkpointToResults(v2);
+    const usage = results.info.taubench?.llm_usage as Record<string, unknown>;
+    expect(usage.provider_calls).toBe(3);
+    expect(usage.cost_usd).toBeInstanceOf(PyFloat);
+    expect(serializeResults(results)).toContain('"cost_usd": 1.0,');
+  });
+  it("has the same simulations as the v1 fixture it was made from", async () => {
+    const read = async (path: string) => {
+      const state = await loadCheckpointState(path, { full: true });
+      return [...state.simulations.values()];
+    };
+    expect(await read(v2)).toMatchObject(await read(fixture));
+  });
+});
+
 describe("CheckpointWriter", () => {
+  it("writes simulations in upstream's layout, float fields as floats, and reads them back unchanged", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    const record = simulationRecord(0, "a", 7, 1);
+    record.simulation = { ...record.simulation, agent_cost: 0, user_cost: 0.25 };
+    const writer = await CheckpointWriter.open(path);
+    await writer.append({ ...record, version: CHECKPOINT_VERSION });
+    await writer.close();
+    const line = readFileSync(path, "utf8").trim();
+    expect(
+      line.startsWith(
+        '{"kind": "simulation", "version": 2, "simulation": {"id": "sim-0-a-1", "task_id": "a"',
+      ),
+    ).toBe(true);
+    expect(line).toContain('"reward": 1.0');
+    expect(line).toContain('"agent_cost": 0.0, "user_cost": 0.25');
+    expect(line).toContain('"duration": 1.5');
+    // Upstream's model_dump fields (voice and the like) come out with their defaults.
+    expect(line).toContain('"is_audio": false');
+    const [back] = [...(await loadCheckpointState(path, { full: true })).simulations.values()];
+    expect(back).toMatchObject(record.simulation);
+    expect(formatCheckpointLine({ kind: "simulation", version: 2, simulation: back! })).toBe(line);
+  });
+
+  it("writes session records with the cost as a float; the latest per session counts, sessions add up", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    const usage = (calls: number) => ({
+      ...emptyRunUsage(),
+      provider_calls: calls,
+      cost_usd: calls,
+      by_model: { m: { ...emptyModelUsage(), provider_calls: calls, cost_usd: calls } },
+    });
+    const session = (id: string, calls: number): SessionRecord => ({
+      kind: "session",
+      version: CHECKPOINT_VERSION,
+      session_id: id,
+      started_at: "t0",
+      updated_at: "t1",
+      simulations: calls,
+      usage: usage(calls),
+    });
+    const writer = await CheckpointWriter.open(path);
+    await writer.append(session("one", 1));
+    await writer.append(session("one", 4));
+    await writer.append(session("two", 2));
+    await writer.close();
+    expect(readFileSync(path, "utf8")).toContain('"cost_usd": 4.0, "unpriced_calls": 0');
+    const state = await loadCheckpointState(path);
+    expect(checkpointUsage(state)).toMatchObject({ provider_calls: 6, cost_usd: 6 });
+    expect(checkpointUsage(state)?.by_model.m?.provider_calls).toBe(6);
+  });
+
+  it("refuses a session record that claims version 1 (version 1 had none)", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    writeFileSync(
+      path,
+      '{"kind": "session", "version": 1, "session_id": "x", "started_at": "a", "updated_at": "b", "simulations": 0, "usage": {}}\n',
+    );
+    await expect(loadCheckpointState(path)).rejects.toThrow(/line 1: version/);
+  });
+
   it("appends concurrently without interleaving and every line parses", async () => {
     const path = join(tempDir(), "run.jsonl");
     const writer = await CheckpointWriter.open(path);

@@ -9,6 +9,8 @@ import { PyFloat } from "../core/py-json.ts";
 import { readResultsFile } from "../core/results.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
+import { parseRunUsage } from "./llm-usage.ts";
+import { loadRun } from "./run-file.ts";
 import type { LlmClient } from "../llm/types.ts";
 import type { RunProgress } from "./progress.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
@@ -132,6 +134,9 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(infra.termination_reason).toBe("infrastructure_error");
     expect(infra.info).toMatchObject({ failed_after_attempts: 2, error_type: "InfrastructureError" });
     expect(renderSummary(first)).toContain("Infrastructure errors (not scored, re-run on resume): 1");
+    // One re-run of create_task_1 and one of update_task_1 before it was given up.
+    expect(parseRunUsage(first.info.taubench?.llm_usage)?.simulation_retries).toBe(2);
+    expect(renderSummary(first)).toMatch(/· simulation re-runs 2$/m);
     expect(computeMetrics(first.simulations).passHatK[0]).toBe(1); // infra errors are not scored
     failuresLeft.set("update_task_1", 0);
     const second = await executeRun(run, offline);
@@ -199,6 +204,99 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     const results = readResultsFile(run.resultsPath);
     expect(results.info.agent_info.llm).toBe("openai/gpt-4.1-2025-04-14");
     expect(results.simulations[0]!.seed).toBe(626729);
+  });
+
+  it("records provider usage per session in the checkpoint, sums it into info.taubench and the summary", async () => {
+    let calls = 0;
+    const run = config({
+      agent: "llm_agent",
+      user: "user_simulator",
+      userLlm: "openai/user-model",
+      numTrials: 2,
+      taskIds: ["create_task_1", "update_task_1"],
+    });
+    const deps: RunDependencies = {
+      providerKey: (model) => model,
+      usageSaveIntervalMs: 1,
+      createLlm: (model, onEvent): LlmClient => ({
+        model,
+        async generate(request) {
+          const index = ++calls;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          if (index % 5 === 0) {
+            onEvent({ type: "rate_limited", model, retryAfterMs: 1 });
+            onEvent({
+              type: "retry",
+              model,
+              attempt: 1,
+              delayMs: 1,
+              reason: "429",
+              kind: "rate_limit",
+              statusCode: 429,
+            });
+          }
+          if (index === 3) onEvent({ type: "error", model, kind: "server", message: "lost, then answered" });
+          const usage = {
+            prompt_tokens: 100,
+            completion_tokens: 5,
+            cache_read_tokens: 60,
+            cache_write_tokens: 10,
+          };
+          onEvent({
+            type: "call",
+            model,
+            callName: request.callName,
+            usage,
+            costUsd: 0.001,
+            durationMs: 2,
+            attempts: 1,
+            cached: index % 4 === 0,
+          });
+          const system = request.messages[0]?.role === "system" ? request.messages[0].content : "";
+          const isUser = system.includes("###STOP###");
+          const text = !isUser ? "Noted." : request.messages.length <= 2 ? "Hello there." : "Bye ###STOP###";
+          return { content: text, toolCalls: null, usage, costUsd: 0.001 };
+        },
+      }),
+    };
+    const first = await executeRun(run, deps);
+    expect(calls).toBe(12);
+    // 12 calls: 3 from the cache (4, 8, 12), 429 + retry on 5 and 10, one failure event.
+    expect(parseRunUsage(first.info.taubench?.llm_usage)).toMatchObject({
+      provider_calls: 9,
+      cached_calls: 3,
+      failed_calls: 1,
+      retries: 2,
+      rate_limited: 2,
+      prompt_tokens: 900,
+      completion_tokens: 45,
+      cache_read_tokens: 540,
+      cache_write_tokens: 90,
+      simulation_retries: 0,
+    });
+    const checkpoint = `${run.resultsPath}l`;
+    const afterFirst = await loadCheckpointState(checkpoint);
+    expect(afterFirst.sessions.size).toBe(1);
+    expect([...afterFirst.sessions.values()][0]!.simulations).toBe(4);
+
+    const second = await executeRun({ ...run, numTrials: 3 }, deps);
+    expect(second.ranNow).toBe(2);
+    const line =
+      "Provider calls 14 (+4 from cache, 1 failed) · retries 3 · 429s 3 · tokens in/out/cache-read 1400/70/840 · cache-write 140 · cost $0.0140";
+    expect(renderSummary(second)).toContain(line);
+    const state = await loadCheckpointState(checkpoint);
+    expect(state.sessions.size).toBe(2);
+    // The exported results carry the sum of both sessions, the cost as a Python float.
+    const results = readResultsFile(run.resultsPath);
+    const recorded = parseRunUsage(results.info.taubench?.llm_usage)!;
+    expect(recorded.provider_calls).toBe(14);
+    expect(recorded.cost_usd).toBeCloseTo(0.014);
+    expect(Object.keys(recorded.by_model).sort()).toEqual(["openai/gpt-4.1-2025-04-14", "openai/user-model"]);
+    expect(recorded.by_model["openai/user-model"]!.provider_calls).toBeGreaterThan(0);
+    expect(readFileSync(run.resultsPath, "utf8")).toContain('"simulation_retries": 0,');
+    // `tau view` on either file prints the same line.
+    expect(renderSummary(await loadRun(checkpoint))).toContain(line);
+    expect(renderSummary(await loadRun(run.resultsPath))).toContain(line);
   });
 
   it("never overwrites a results file that has no checkpoint beside it", async () => {
