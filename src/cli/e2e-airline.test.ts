@@ -186,6 +186,13 @@ describe.skipIf(!dataDir)("tau run airline against the fake provider (skipped: T
     expect(arrivals[5]! - arrivals[4]!).toBeGreaterThanOrEqual(450);
     expect(lastProgressLine(run.stderr)).toMatch(/retries 3 \| 429s 1 \|/);
     expect(run.stdout).toContain("0 infrastructure errors");
+    // The same counters are recorded in the results and printed in the summary, not only in the progress line.
+    const usage = readResults(path).info.taubench.llm_usage;
+    expect(usage).toMatchObject({ retries: 3, rate_limited: 1, simulation_retries: 0, failed_calls: 0 });
+    expect(usage.provider_calls).toBeGreaterThanOrEqual(3);
+    expect(run.stdout).toContain(
+      `Provider calls ${usage.provider_calls} · retries 3 · 429s 1 · tokens in/out/cache-read ${usage.prompt_tokens}/${usage.completion_tokens}/${usage.cache_read_tokens}`,
+    );
   });
 
   it("re-runs a simulation whose tool-call JSON does not parse, and records infrastructure_error when it keeps happening", async () => {

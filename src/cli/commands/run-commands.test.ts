@@ -9,7 +9,7 @@ import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { compareCommand } from "./compare.ts";
 import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { exportCommand } from "./export.ts";
-import { type RunCommandOptions, runCommand } from "./run.ts";
+import { type RunCommandOptions, runCommand, runConfigFromOptions } from "./run.ts";
 import { viewCommand } from "./view.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -289,6 +289,55 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(text).toContain("1 reward(s) changed:\n  create_task_1 trial 0: 1.000 → 0.000");
   });
 
+  it("evaluate-trajs leaves infrastructure errors ungraded (reward_info stays null)", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-regrade-infra-"));
+    await inProcessRun(cwd, { saveTo: join(cwd, "r.json"), taskIds: ["create_task_1,update_task_1"] });
+    const path = join(cwd, "r.json");
+    const raw = JSON.parse(readFileSync(path, "utf8"));
+    // What the runner records when a simulation kept raising: no transcript, no reward.
+    Object.assign(raw.simulations[1], {
+      termination_reason: "infrastructure_error",
+      reward_info: null,
+      messages: [],
+      info: { error: "provider down", error_type: "InfrastructureError" },
+    });
+    const infraTask = raw.simulations[1].task_id as string;
+    writeFileSync(path, JSON.stringify(raw));
+    let text = "";
+    const [written] = await evaluateTrajsCommand(
+      [path],
+      { judge: "none", dataDir: dataDir! },
+      (t) => (text += t),
+    );
+    expect(text).toContain("re-graded 1 simulation(s), 1 infrastructure error(s) left as they were");
+    expect(text).toContain("No reward changed.");
+    expect(text).toContain("Infrastructure errors (not scored, re-run on resume): 1");
+    const updated = JSON.parse(readFileSync(written!, "utf8"));
+    const byTask = new Map(updated.simulations.map((s: { task_id: string }) => [s.task_id, s]));
+    expect(byTask.get(infraTask)).toMatchObject({
+      termination_reason: "infrastructure_error",
+      reward_info: null,
+    });
+    const other = [...byTask.keys()].find((id) => id !== infraTask)!;
+    expect(byTask.get(other)).toMatchObject({ reward_info: { reward: 1.0 } });
+  });
+
+  it("names a default run after the participants, without models for offline ones", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-name-"));
+    const io = { argv: ["run"], cwd };
+    const offline = runConfigFromOptions(runOptions({}), io);
+    expect(offline.resultsPath).toMatch(/\/runs\/\d{8}_\d{6}_mock_replay_scripted\/results\.json$/);
+    const mixed = runConfigFromOptions(
+      runOptions({ agent: "llm_agent", agentLlm: "openai/gpt-4.1-mini" }),
+      io,
+    );
+    expect(mixed.resultsPath).toMatch(/\/\d{8}_\d{6}_mock_llm_agent_gpt-4\.1-mini_scripted\/results\.json$/);
+    const llms = runConfigFromOptions(runOptions({ agent: "llm_agent", user: "user_simulator" }), io);
+    expect(llms.resultsPath).toMatch(
+      /_mock_llm_agent_gpt-4\.1-2025-04-14_user_simulator_gpt-4\.1-2025-04-14\/results\.json$/,
+    );
+  });
+
   it("flag errors are usage errors naming the flag", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-flags-"));
     await expect(inProcessRun(cwd, { numTrials: "0" })).rejects.toThrow(
@@ -305,6 +354,48 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
   });
 });
 
+describe.skipIf(!dataDir)("replaying every official task scores 1.0 (skipped: TAU_DATA_DIR not set)", () => {
+  it("airline: tau run --agent replay --user scripted", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-airline-"));
+    const result = await inProcessRun(cwd, { domain: "airline", maxConcurrency: "8", saveTo: "airline" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Simulations 50 (50 evaluated, 0 infrastructure errors) · tasks 50");
+    expect(result.stdout).toContain("Average reward  1.0000");
+    expect(result.stdout).toMatch(/pass\^k\s+k=1\n\s+1\.000/);
+    expect(result.stdout).not.toContain("NL assertions NOT evaluated");
+    expect(result.stdout).toContain(
+      "Provider calls 0 · retries 0 · 429s 0 · tokens in/out/cache-read 0/0/0 · cost $0.0000",
+    );
+    expect(result.stdout).not.toMatch(/^ {2}\S+ +[✗!]$/m); // no failed or errored row in the grid
+    const results = JSON.parse(readFileSync(join(cwd, "runs", "airline", "results.json"), "utf8"));
+    expect(results.simulations).toHaveLength(50);
+    expect(
+      results.simulations.every((s: { reward_info: { reward: number } }) => s.reward_info.reward === 1),
+    ).toBe(true);
+  });
+
+  it("retail: tau run --agent replay --user scripted --judge none, NL assertions reported as not evaluated", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-retail-"));
+    const result = await inProcessRun(cwd, {
+      domain: "retail",
+      judge: "none",
+      maxConcurrency: "8",
+      saveTo: "retail",
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Simulations 114 (114 evaluated, 0 infrastructure errors) · tasks 114");
+    expect(result.stdout).toContain("Average reward  1.0000");
+    expect(result.stdout).toContain(
+      "NL assertions NOT evaluated in 40 simulation(s) (--judge none): their reward covers the other components only",
+    );
+    expect(result.stdout).not.toMatch(/^ {2}\S+ +[✗!]$/m); // no failed or errored row in the grid
+    const results = JSON.parse(readFileSync(join(cwd, "runs", "retail", "results.json"), "utf8"));
+    const rewards = results.simulations.map((s: { reward_info: { reward: number } }) => s.reward_info.reward);
+    expect(rewards).toEqual(Array(114).fill(1));
+    expect(results.info.taubench.judge_llm).toBeNull();
+  });
+});
+
 describe("tau view on upstream results files", () => {
   const fixtures = join(repo, "src", "core", "fixtures");
   it("summarises an upstream monolithic results.json, infra errors apart", async () => {
@@ -317,6 +408,27 @@ describe("tau view on upstream results files", () => {
     let text = "";
     await viewCommand(join(fixtures, "results-dir"), { maxToolChars: "500" }, (t) => (text += t));
     expect(text).toContain("Per-task outcomes");
+    // Upstream records no provider usage; the summary does not invent any.
+    expect(text).not.toContain("Provider calls");
+  });
+  it("shows one upstream trajectory from either layout", async () => {
+    let text = "";
+    const monolithic = join(fixtures, "results-upstream.json");
+    await viewCommand(monolithic, { task: "resume_chat", maxToolChars: "500" }, (t) => (text += t));
+    expect(text).toMatch(/^Task resume_chat · trial 0 · seed 626729 · ✗ reward 0\.000 · max_steps/);
+    expect(text).toContain("→ get_order(");
+    text = "";
+    const dir = join(fixtures, "results-dir");
+    await viewCommand(dir, { task: "refund_lamp_1", trial: "0", maxToolChars: "500" }, (t) => (text += t));
+    expect(text).toMatch(/^Task refund_lamp_1 · trial 0 · seed 626729 · ✓ reward 1\.000 · user_stop/);
+    expect(text).toContain("Action ✓ refund_lamp(");
+    text = "";
+    await viewCommand(
+      monolithic,
+      { task: "refund_lamp_1", trial: "1", maxToolChars: "500" },
+      (t) => (text += t),
+    );
+    expect(text).toContain("Error (APIError): provider returned 503");
   });
 });
 
