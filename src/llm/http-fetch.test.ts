@@ -112,6 +112,32 @@ describe("httpFetch", () => {
     expect(refused.cause.code).toBe("ECONNREFUSED");
   });
 
+  it("reads a buffered body once, through a reader or the body methods, like a real Response", async () => {
+    const viaReader = await httpFetch(`${base}/echo`, { method: "POST", body: "r" });
+    expect(viaReader.bodyUsed).toBe(false);
+    const reader = viaReader.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    expect(JSON.parse(Buffer.from(first.value!).toString()).body).toBe("r");
+    expect((await reader.read()).done).toBe(true);
+    reader.releaseLock();
+    expect(viaReader.bodyUsed).toBe(true);
+    await expect(viaReader.text()).rejects.toThrow(TypeError);
+
+    const original = await httpFetch(`${base}/echo`, { method: "POST", body: "c" });
+    const copy = original.clone();
+    expect(copy.status).toBe(201);
+    expect(((await copy.json()) as { body: string }).body).toBe("c");
+    expect(((await original.json()) as { body: string }).body).toBe("c");
+
+    const piped = await httpFetch(`${base}/gzip`);
+    let text = "";
+    for await (const part of piped.body!.pipeThrough(new TextDecoderStream())) text += part;
+    expect(text).toBe("zipped: é");
+    const bytes = await (await httpFetch(`${base}/gzip`)).arrayBuffer();
+    expect(Buffer.from(bytes).toString()).toBe("zipped: é");
+  });
+
   it("leaves requests it does not handle to the global fetch", async () => {
     expect(handlesRequest(`${base}/echo`, { body: "x" })).toBe(true);
     expect(handlesRequest(new URL(`${base}/echo`))).toBe(true);

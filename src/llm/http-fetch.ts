@@ -38,10 +38,18 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
   const out: Record<string, string> = {};
-  // Headers lower-cases names and joins repeated ones, as fetch would send them.
-  new Headers(headers).forEach((value, name) => {
-    out[name] = value;
-  });
+  if (headers === undefined || headers === null) return out;
+  if (headers instanceof Headers || Array.isArray(headers)) {
+    // Headers lower-cases names and joins repeated ones, as fetch would send them.
+    new Headers(headers).forEach((value, name) => {
+      out[name] = value;
+    });
+    return out;
+  }
+  // The SDKs pass a plain record; building a Headers object for it costs more than the call's parsing.
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = String(value).trim();
+  }
   return out;
 }
 
@@ -142,14 +150,163 @@ export function requestOverHttp(url: string | URL, init: RequestInit = {}): Prom
   });
 }
 
-/** Turns an {@link HttpReply} into a WHATWG Response (what the SDKs consume). */
-export function toResponse(reply: HttpReply): Response {
-  const body = NULL_BODY_STATUSES.has(reply.status) ? null : reply.body;
-  return new Response(body, { status: reply.status, statusText: reply.statusText, headers: reply.headers });
+/**
+ * The body of a {@link BufferedResponse}: the one chunk, read through the
+ * reader protocol the SDKs use (`getReader`, `read`, `cancel`, `releaseLock`).
+ * Anything else (piping, tee) gets a real ReadableStream, made on demand.
+ */
+class BufferedBody {
+  #chunk: Uint8Array | null;
+  #stream: ReadableStream<Uint8Array> | null = null;
+  constructor(chunk: Uint8Array) {
+    this.#chunk = chunk;
+  }
+
+  /** True once something started reading (a second read gets nothing, as with a real stream). */
+  get disturbed(): boolean {
+    return this.#chunk === null;
+  }
+
+  /** Hands the chunk over once. */
+  take(): Uint8Array | null {
+    const chunk = this.#chunk;
+    this.#chunk = null;
+    return chunk;
+  }
+
+  get locked(): boolean {
+    return false;
+  }
+
+  getReader() {
+    return {
+      read: async (): Promise<{ done: true; value: undefined } | { done: false; value: Uint8Array }> => {
+        const chunk = this.take();
+        return chunk === null || chunk.length === 0
+          ? { done: true, value: undefined }
+          : { done: false, value: chunk };
+      },
+      cancel: async (): Promise<void> => {
+        this.take();
+      },
+      releaseLock: (): void => {},
+      closed: Promise.resolve(undefined),
+    };
+  }
+
+  async cancel(): Promise<void> {
+    this.take();
+  }
+
+  /** A real stream over what is left, for callers that need more than a reader. */
+  stream(): ReadableStream<Uint8Array> {
+    if (this.#stream === null) {
+      const rest = this.take() ?? new Uint8Array(0);
+      this.#stream = new Response(rest).body!;
+    }
+    return this.#stream;
+  }
+
+  pipeThrough(...args: Parameters<ReadableStream<Uint8Array>["pipeThrough"]>) {
+    return this.stream().pipeThrough(...args);
+  }
+
+  pipeTo(...args: Parameters<ReadableStream<Uint8Array>["pipeTo"]>) {
+    return this.stream().pipeTo(...args);
+  }
+
+  tee() {
+    return this.stream().tee();
+  }
+
+  [Symbol.asyncIterator]() {
+    return (this.stream() as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  }
+}
+
+/**
+ * A Response whose body is already in memory. Node 20's `new Response(bytes)`
+ * builds a WHATWG stream per call, which is most of the cost of a small JSON
+ * reply; this one hands the bytes over directly and behaves the same for
+ * everything the SDKs do with a response (status, headers, reading the body once).
+ */
+class BufferedResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly ok: boolean;
+  readonly url: string;
+  readonly redirected = false;
+  readonly type = "basic";
+  #body: BufferedBody | null;
+
+  constructor(status: number, statusText: string, headers: Headers, chunk: Uint8Array, url: string) {
+    this.status = status;
+    this.statusText = statusText;
+    this.headers = headers;
+    this.ok = status >= 200 && status <= 299;
+    this.url = url;
+    this.#body = NULL_BODY_STATUSES.has(status) ? null : new BufferedBody(chunk);
+  }
+
+  get body(): BufferedBody | null {
+    return this.#body;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#body?.disturbed ?? false;
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
+    return this.#body?.take() ?? new Uint8Array(0);
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    return Buffer.from(await this.bytes()).toString("utf8");
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([await this.bytes()], { type: this.headers.get("content-type") ?? "" });
+  }
+
+  async formData(): Promise<FormData> {
+    throw new TypeError("formData() is not supported on a provider response");
+  }
+
+  clone(): Response {
+    if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
+    const chunk = this.#body?.take() ?? new Uint8Array(0);
+    if (this.#body) this.#body = new BufferedBody(chunk);
+    const copy = new BufferedResponse(
+      this.status,
+      this.statusText,
+      new Headers(this.headers),
+      chunk,
+      this.url,
+    );
+    return copy as unknown as Response;
+  }
+}
+
+/** Turns an {@link HttpReply} into the Response the SDKs consume (see {@link BufferedResponse}). */
+export function toResponse(reply: HttpReply, url = ""): Response {
+  // The SDKs only use the Response surface BufferedResponse implements; the cast is the seam.
+  const response = new BufferedResponse(reply.status, reply.statusText, reply.headers, reply.body, url);
+  return response as unknown as Response;
 }
 
 /** A drop-in `fetch` over {@link requestOverHttp} (global fetch for what it does not handle). */
 export async function httpFetch(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
   if (!handlesRequest(input, init)) return fetch(input, init);
-  return toResponse(await requestOverHttp(input as string | URL, init));
+  return toResponse(await requestOverHttp(input as string | URL, init), String(input));
 }
