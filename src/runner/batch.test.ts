@@ -134,6 +134,31 @@ describe("runBatch", () => {
     expect(started).toBeLessThan(9);
   });
 
+  it("gives each attempt its own signal and aborts every one in flight", async () => {
+    const controller = new AbortController();
+    const signals: AbortSignal[] = [];
+    const reason = new Error("operator stop");
+    const outcome = await runBatch({
+      units: planUnits(tasks, [1]),
+      maxConcurrency: 3,
+      maxRetries: 0,
+      retryDelayMs: 0,
+      signal: controller.signal,
+      runSimulation(_unit, signal) {
+        signals.push(signal);
+        if (signals.length === 3) setTimeout(() => controller.abort(reason), 1);
+        // Never finishes on its own: only the abort ends it.
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
+        );
+      },
+      async record() {},
+    });
+    expect(outcome).toMatchObject({ interrupted: true, recorded: 0, notRun: 3 });
+    expect(new Set(signals).size).toBe(3);
+    expect(signals.every((signal) => signal.aborted && signal.reason === reason)).toBe(true);
+  });
+
   it("stops and throws when the checkpoint cannot be written", async () => {
     await expect(
       runBatch({

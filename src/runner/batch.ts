@@ -100,13 +100,23 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** Runs every unit; resolves when all are recorded, or soon after an abort. */
 export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
   const controller = new AbortController();
-  // Every in-flight simulation listens on this one signal.
   setMaxListeners(0, controller.signal);
   const outer = options.signal;
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
   const signal = controller.signal;
+  // Each attempt gets its own signal, aborted from here. Model calls listen on the signal they
+  // get, and an EventTarget's add/remove are linear in its listener count: hundreds of calls
+  // on one shared signal would make every call pay for all the others.
+  const attempts = new Set<AbortController>();
+  signal.addEventListener(
+    "abort",
+    () => {
+      for (const attempt of attempts) attempt.abort(signal.reason);
+    },
+    { once: true },
+  );
 
   let next = 0;
   let recorded = 0;
@@ -116,15 +126,19 @@ export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
   const runUnit = async (unit: WorkUnit): Promise<SimulationRun | null> => {
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted) return null;
+      const attemptController = new AbortController();
+      attempts.add(attemptController);
       try {
-        const simulation = await options.runSimulation(unit, signal);
+        const simulation = await options.runSimulation(unit, attemptController.signal);
         return { ...simulation, trial: unit.trial, seed: unit.seed };
       } catch (error) {
         if (signal.aborted) return null;
         if (attempt >= options.maxRetries) return infrastructureErrorSimulation(unit, error, attempt + 1);
         options.onRetry?.(unit, attempt + 1, error);
-        await sleep(options.retryDelayMs, signal);
+      } finally {
+        attempts.delete(attemptController);
       }
+      await sleep(options.retryDelayMs, signal);
     }
   };
 
