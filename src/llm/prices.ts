@@ -112,7 +112,11 @@ export function lookupPrice(model: string, table: PriceTable = BUNDLED_PRICES): 
 /** Cost in USD of one call's usage; null when the model has no price. */
 export function costUsd(model: string, usage: Usage, table: PriceTable = BUNDLED_PRICES): number | null {
   const price = lookupPrice(model, table);
-  if (!price) return null;
+  return price ? usageCostUsd(price, usage) : null;
+}
+
+/** Cost in USD of one call's usage at a known price (clients look the price up once, not per call). */
+export function usageCostUsd(price: ModelPrice, usage: Usage): number {
   const cacheRead = usage.cache_read_tokens ?? 0;
   const cacheWrite = usage.cache_write_tokens ?? 0;
   // prompt_tokens counts every input token, cached or not (as LiteLLM reports it).

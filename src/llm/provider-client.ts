@@ -21,7 +21,7 @@ import { kindForStatus, LlmError, MissingApiKeyError, parseRetryAfter } from "./
 import type { LlmEventListener } from "./events.ts";
 import { handlesRequest, requestOverHttp, toResponse } from "./http-fetch.ts";
 import type { ProviderName } from "./model-id.ts";
-import { costUsd, type PriceTable } from "./prices.ts";
+import { lookupPrice, type ModelPrice, type PriceTable, usageCostUsd } from "./prices.ts";
 import { replayFromContent, toProviderPrompt, toProviderTools } from "./prompt.ts";
 import { type RetryPolicy, withRetry } from "./retry.ts";
 import type { LlmClient, LlmRequest, LlmResponse } from "./types.ts";
@@ -49,8 +49,10 @@ export const DEFAULT_LOCAL_BASE_URL = "http://127.0.0.1:11434/v1";
 /** Calls one provider model; see the module comment. */
 export class ProviderLlmClient implements LlmClient {
   readonly model: string;
+  private readonly price: ModelPrice | null;
   constructor(private readonly config: ProviderClientConfig) {
     this.model = config.model;
+    this.price = lookupPrice(config.model, config.priceTable);
   }
 
   async generate(request: LlmRequest): Promise<LlmResponse> {
@@ -105,7 +107,7 @@ export class ProviderLlmClient implements LlmClient {
       });
     }
     const usage = toUsage(result.usage);
-    const cost = costUsd(config.model, usage, config.priceTable);
+    const cost = this.price ? usageCostUsd(this.price, usage) : null;
     config.onEvent?.({
       type: "call",
       model: config.model,
