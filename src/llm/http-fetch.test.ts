@@ -44,6 +44,10 @@ describe("httpFetch", () => {
       setTimeout(() => response.end("late"), 2_000).unref();
     });
     routes.set("/drop", (request) => request.socket.destroy());
+    routes.set("/truncated", (_request, _body, response) => {
+      response.writeHead(200, { "content-length": "100" });
+      response.write("only part of it", () => response.socket?.destroy());
+    });
   });
 
   afterAll(async () => {
@@ -103,6 +107,9 @@ describe("httpFetch", () => {
     expect(dropped).toBeInstanceOf(TypeError);
     expect(dropped.message).toBe("fetch failed");
     expect(dropped.cause.code).toBe("ECONNRESET");
+    const truncated = await requestOverHttp(`${base}/truncated`).catch((e) => e);
+    expect(truncated).toBeInstanceOf(TypeError);
+    expect(truncated.cause.code).toBe("ECONNRESET");
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;

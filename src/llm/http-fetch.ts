@@ -130,6 +130,15 @@ export function requestOverHttp(url: string | URL, init: RequestInit = {}): Prom
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("error", (error) => finish(new TypeError("fetch failed", { cause: error })));
+      // A connection closed mid-body must not pass for a complete (truncated) reply.
+      response.on("close", () => {
+        if (!response.complete) {
+          const cause = Object.assign(new Error("the connection closed before the response ended"), {
+            code: "ECONNRESET",
+          });
+          finish(new TypeError("fetch failed", { cause }));
+        }
+      });
       response.on("end", () => {
         const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         decode(response.headers["content-encoding"], raw).then(
