@@ -243,7 +243,13 @@ function rows(result: ThroughputResult): BenchResult[] {
       target: result.idealMs / EFFICIENCY_TARGET,
       note: `ideal ${Math.round(result.idealMs)} ms = ${result.modelCalls} calls × ${result.latencyMs} ms / ${result.concurrency}`,
     },
-    { subject, metric: "CPU time", value: result.cpuMs, unit: "ms", note: "runner process, user + system" },
+    {
+      subject,
+      metric: "CPU time",
+      value: result.cpuMs,
+      unit: "ms",
+      note: `runner process, user + system; ${Math.round((1000 * result.cpuMs) / result.modelCalls)} µs per model call`,
+    },
     {
       subject,
       metric: "results.json export",
