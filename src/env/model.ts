@@ -400,8 +400,6 @@ function fitsKind(ty: Ty, value: unknown): boolean {
   }
 }
 
-/** Cache of sorted-key serializations for frozen (shared, never mutated) objects. */
-const sortedCache = new WeakMap<object, string>();
 /** Objects known to be frozen for caching purposes (Maps cannot be `Object.freeze`d). */
 const frozenObjects = new WeakSet<object>();
 
@@ -426,61 +424,9 @@ export function isFrozenValue(value: unknown): boolean {
   return value !== null && typeof value === "object" && frozenObjects.has(value);
 }
 
-/**
- * `json.dumps(model_dump(), sort_keys=True, default=str)` of a typed value,
- * without building the intermediate dump; frozen subtrees are cached.
- */
-export function serializeSorted(ty: Ty, value: unknown): string {
-  if (value === null || value === undefined) return "null";
-  if (!fitsKind(ty, value)) return pyDumps(value, { sortKeys: true });
-  switch (ty.kind) {
-    case "float":
-      return pyJsonNumber(value as number, true);
-    case "int":
-      return pyJsonNumber(value as number, false);
-    case "bool":
-      return value ? "true" : "false";
-    case "str":
-    case "date":
-    case "datetime":
-    case "literal":
-      return pyJsonString(value as string);
-    case "any":
-      return pyDumps(value, { sortKeys: true });
-    case "optional":
-      return serializeSorted(ty.inner, value);
-    case "union":
-      return serializeSorted(variantOf(ty, value), value);
-    default:
-      break;
-  }
-  const obj = value as object;
-  const cacheable = frozenObjects.has(obj);
-  if (cacheable) {
-    const hit = sortedCache.get(obj);
-    if (hit !== undefined) return hit;
-  }
-  let out: string;
-  if (ty.kind === "list") {
-    const items = value as unknown[];
-    out = items.length === 0 ? "[]" : `[${items.map((item) => serializeSorted(ty.item, item)).join(", ")}]`;
-  } else if (ty.kind === "dict") {
-    const entries = [...mapEntries(value)].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    out =
-      entries.length === 0
-        ? "{}"
-        : `{${entries.map(([k, v]) => `${pyJsonString(k)}: ${serializeSorted(ty.value, v)}`).join(", ")}}`;
-  } else {
-    const record = value as Record<string, unknown>;
-    const fields = sortedFields(ty);
-    out =
-      fields.length === 0
-        ? "{}"
-        : `{${fields.map((f) => `${pyJsonString(f.name)}: ${serializeSorted(f.ty, record[f.name])}`).join(", ")}}`;
-  }
-  if (cacheable) sortedCache.set(obj, out);
-  return out;
-}
+/** Caches of serializations of frozen (shared, never mutated) objects: sorted keys, and declaration order. */
+const sortedCache = new WeakMap<object, string>();
+const dumpCache = new WeakMap<object, string>();
 
 const sortedFieldsCache = new WeakMap<ModelTy, FieldSpec[]>();
 function sortedFields(ty: ModelTy): FieldSpec[] {
@@ -492,17 +438,17 @@ function sortedFields(ty: ModelTy): FieldSpec[] {
   return fields;
 }
 
-/** Cache of declaration-order serializations for frozen (shared, never mutated) objects. */
-const dumpCache = new WeakMap<object, string>();
+function byKey(a: [string, unknown], b: [string, unknown]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
 
 /**
- * `json.dumps(model_dump(), default=str)` of a typed value (declaration order,
- * dicts in insertion order) without building the intermediate dump; frozen
- * subtrees are cached. Same text as `pyDumps(dumpTyped(ty, value))`.
+ * `json.dumps(model_dump(), sort_keys=…, default=str)` of a typed value without
+ * building the intermediate dump; serializations of frozen subtrees are cached.
  */
-export function serializeTyped(ty: Ty, value: unknown): string {
+function serialize(ty: Ty, value: unknown, sortKeys: boolean): string {
   if (value === null || value === undefined) return "null";
-  if (!fitsKind(ty, value)) return pyDumps(value);
+  if (!fitsKind(ty, value)) return pyDumps(value, { sortKeys });
   switch (ty.kind) {
     case "float":
       return pyJsonNumber(value as number, true);
@@ -516,34 +462,50 @@ export function serializeTyped(ty: Ty, value: unknown): string {
     case "literal":
       return pyJsonString(value as string);
     case "any":
-      return pyDumps(value);
+      return pyDumps(value, { sortKeys });
     case "optional":
-      return serializeTyped(ty.inner, value);
+      return serialize(ty.inner, value, sortKeys);
     case "union":
-      return serializeTyped(variantOf(ty, value), value);
+      return serialize(variantOf(ty, value), value, sortKeys);
     default:
       break;
   }
   const obj = value as object;
+  const cache = sortKeys ? sortedCache : dumpCache;
   const cacheable = frozenObjects.has(obj);
   if (cacheable) {
-    const hit = dumpCache.get(obj);
+    const hit = cache.get(obj);
     if (hit !== undefined) return hit;
   }
   const parts: string[] = [];
   if (ty.kind === "list") {
-    for (const item of value as unknown[]) parts.push(serializeTyped(ty.item, item));
+    for (const item of value as unknown[]) parts.push(serialize(ty.item, item, sortKeys));
   } else if (ty.kind === "dict") {
-    for (const [k, v] of mapEntries(value)) parts.push(`${pyJsonString(k)}: ${serializeTyped(ty.value, v)}`);
+    const entries = [...mapEntries(value)];
+    if (sortKeys) entries.sort(byKey);
+    for (const [k, v] of entries) parts.push(`${pyJsonString(k)}: ${serialize(ty.value, v, sortKeys)}`);
   } else {
     const record = value as Record<string, unknown>;
-    for (const field of ty.fields) {
-      parts.push(`${pyJsonString(field.name)}: ${serializeTyped(field.ty, record[field.name])}`);
+    for (const field of sortKeys ? sortedFields(ty) : ty.fields) {
+      parts.push(`${pyJsonString(field.name)}: ${serialize(field.ty, record[field.name], sortKeys)}`);
     }
   }
   const out = ty.kind === "list" ? `[${parts.join(", ")}]` : `{${parts.join(", ")}}`;
-  if (cacheable) dumpCache.set(obj, out);
+  if (cacheable) cache.set(obj, out);
   return out;
+}
+
+/** `json.dumps(model_dump(), sort_keys=True, default=str)` of a typed value (what DB hashes digest). */
+export function serializeSorted(ty: Ty, value: unknown): string {
+  return serialize(ty, value, true);
+}
+
+/**
+ * `json.dumps(model_dump(), default=str)` of a typed value (declaration order,
+ * dicts in insertion order). Same text as `pyDumps(dumpTyped(ty, value))`.
+ */
+export function serializeTyped(ty: Ty, value: unknown): string {
+  return serialize(ty, value, false);
 }
 
 /** A model dump that the tool-output serializer must not "process" (numbers stay numbers). */
