@@ -57,6 +57,25 @@ describe("agent system prompts", () => {
     expect(AGENT_SOLO_INSTRUCTION).toContain("`done`");
   });
 
+  it("keeps upstream's solo instruction paragraphs: 3 lines, blank, 3 lines, blank, the closing rule", () => {
+    const solo = AGENT_SOLO_INSTRUCTION.split("\n");
+    expect(solo).toHaveLength(9);
+    expect(solo.map((line) => line === "")).toEqual([
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+      true,
+      false,
+    ]);
+    expect(solo[0]).toBe(AGENT_INSTRUCTION.split("\n")[0]);
+    expect(solo[6]).toContain("`done`");
+    expect(solo[8]).toMatch(/follow the policy.*valid JSON/i);
+  });
+
   it("renders gold-plan steps with Python str() values", () => {
     expect(
       actionCallText({

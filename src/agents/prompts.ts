@@ -37,14 +37,16 @@ export const AGENT_GT_INSTRUCTION = [
 /** Name of the tool the solo agent calls to finish. */
 export const DONE_TOOL_NAME = "done";
 
-/** Instructions of the solo agent (`llm_agent_solo`). */
+/** Instructions of the solo agent (`llm_agent_solo`); three paragraphs, as upstream's. */
 export const AGENT_SOLO_INSTRUCTION = [
   "You are a customer service agent who assists the user as the <policy> below prescribes.",
   "You are given a ticket describing what the user needs.",
   "Plan the work and call the tools needed to resolve the ticket.",
+  "",
   "You cannot talk to the user; you can only make tool calls.",
   "When you believe the ticket is resolved, stop.",
   `To stop, send a message with exactly one tool call, to the \`${DONE_TOOL_NAME}\` tool, and no other tool call in that message.`,
+  "",
   "Follow the policy at all times. Everything you generate must be valid JSON.",
 ].join("\n");
 
