@@ -419,6 +419,38 @@ describe.skipIf(!dataDir)("Orchestrator on mock (skipped: TAU_DATA_DIR not set)"
     expect(simulation.messages).toHaveLength(2);
   });
 
+  it("lets the timeout end only a running episode: a stop or an earlier check in the same step wins", async () => {
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) {
+        // busy-wait: the timeout is measured in wall-clock time
+      }
+    };
+    // upstream `_check_timeout` is guarded by `not self.done`, unlike max_steps and too_many_errors (P3)
+    const stoppingLate = new FakeUser(() => {
+      busy(5);
+      return { content: "bye ###STOP###" };
+    });
+    const stopped = await make(task("create_task_1"), chatty(), stoppingLate, { timeoutMs: 1 }).run();
+    expect(stopped.termination_reason).toBe("user_stop");
+
+    // steps: 1 user, 2 agent (bad tool call), 3 env (error 1): max_steps, then too_many_errors, then timeout
+    const agent = new FakeAgent(() => {
+      busy(5);
+      return { tool_calls: [tc("a1", "no_such_tool")] };
+    });
+    const all = make(task("create_task_1"), agent, talker(), { maxSteps: 3, maxErrors: 1, timeoutMs: 1 });
+    const simulation = await all.run();
+    expect([all.stepCount, all.numErrors]).toEqual([3, 1]);
+    expect(simulation.termination_reason).toBe("too_many_errors");
+    const stepsOnly = await make(task("create_task_1"), agent, talker(), {
+      maxSteps: 3,
+      maxErrors: 2,
+      timeoutMs: 1,
+    }).run();
+    expect(stepsOnly.termination_reason).toBe("max_steps");
+  });
+
   it("syncs the environment after set-up, initialization, every step and every successful tool call", async () => {
     const environment = domain.makeEnvironment();
     let syncs = 0;

@@ -409,15 +409,21 @@ export class Orchestrator {
 
   /**
    * Upstream `_check_termination`: skipped while a tool result is pending; max
-   * steps, then too many errors, then the timeout — each may overwrite an
-   * earlier reason, even user_stop (P3).
+   * steps, then too many errors — each may overwrite an earlier reason, even
+   * user_stop (P3) — then the timeout, which upstream only applies while the
+   * episode is still running (`_check_timeout` tests `not self.done`).
    */
   checkTermination(): void {
     if (this.toRole === "env") return;
     if (this.stepCount >= this.maxSteps) this.finish("max_steps");
     if (this.numErrors >= this.maxErrors) this.finish("too_many_errors");
     const timeoutMs = this.options.timeoutMs;
-    if (timeoutMs !== null && timeoutMs !== undefined && performance.now() - this.startPerf > timeoutMs) {
+    if (
+      !this.done &&
+      timeoutMs !== null &&
+      timeoutMs !== undefined &&
+      performance.now() - this.startPerf >= timeoutMs
+    ) {
       this.finish("timeout");
     }
   }
