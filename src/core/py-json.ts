@@ -66,6 +66,9 @@ export function pyFloatRepr(x: number): string {
   if (x === Number.POSITIVE_INFINITY) return "inf";
   if (x === Number.NEGATIVE_INFINITY) return "-inf";
   if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  // In [1e-4, 1e16) both languages print the shortest round-trip digits in fixed notation.
+  const abs = Math.abs(x);
+  if (abs >= 1e-4 && abs < 1e16) return Number.isInteger(x) ? `${x}.0` : String(x);
   const exp = x.toExponential(); // shortest digits, e.g. "1.2345e+2"
   const eIndex = exp.indexOf("e");
   let mantissa = exp.slice(0, eIndex);

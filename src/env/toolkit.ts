@@ -187,6 +187,8 @@ const nameMapsCache = new WeakMap<
   WeakMap<readonly FunctionDef<any>[], NameMaps<any>>
 >();
 
+const NO_HELPERS: readonly FunctionDef<any>[] = Object.freeze([]);
+
 function nameMaps<State>(
   tools: readonly ToolDef<State>[],
   helpers: readonly FunctionDef<State>[],
@@ -196,7 +198,9 @@ function nameMaps<State>(
     byHelpers = new WeakMap();
     nameMapsCache.set(tools, byHelpers);
   }
-  let maps = byHelpers.get(helpers);
+  // Domains without helpers often pass a fresh `[]`: key all of those by one array.
+  const helperKey = helpers.length === 0 ? NO_HELPERS : helpers;
+  let maps = byHelpers.get(helperKey);
   if (!maps) {
     maps = {
       tools: new Map(tools.map((tool) => [tool.name, tool])),
@@ -205,7 +209,7 @@ function nameMaps<State>(
         ...helpers.map((fn) => [fn.name, fn] as const),
       ]),
     };
-    byHelpers.set(helpers, maps);
+    byHelpers.set(helperKey, maps);
   }
   return maps;
 }
