@@ -257,6 +257,36 @@ describe.skipIf(!dataDir)("Orchestrator on mock (skipped: TAU_DATA_DIR not set)"
     await endsWithTool.initialize();
     expect([endsWithTool.fromRole, endsWithTool.toRole]).toEqual(["env", "agent"]);
 
+    // the user's own tool traffic: a result in the history goes back to the user, never to the agent
+    const userCall = tc("u1", "check_notifications", {}, "user");
+    const userToolHistory: Message[] = [
+      assistantMessage({ content: "Hello" }),
+      userMessage({ tool_calls: [userCall] }),
+      {
+        role: "tool",
+        id: "u1",
+        content: "[]",
+        requestor: "user",
+        error: false,
+        turn_idx: null,
+        timestamp: null,
+      },
+    ];
+    // a history may not end on an unanswered call: set_state needs a result for every call (as upstream)
+    await expect(
+      make(withHistory(userToolHistory.slice(0, 2)), chatty(), talker()).initialize(),
+    ).rejects.toThrow("not followed by its tool message");
+    const resultAgent = chatty();
+    const resultUser = talker();
+    const endsWithUserResult = make(withHistory(userToolHistory), resultAgent, resultUser);
+    await endsWithUserResult.initialize();
+    expect([endsWithUserResult.fromRole, endsWithUserResult.toRole]).toEqual(["env", "user"]);
+    expect(resultAgent.initHistories[0]?.map((m) => m.role)).toEqual(["assistant"]);
+    expect(resultUser.initHistories[0]?.map((m) => m.role)).toEqual(["assistant", "user"]);
+    await endsWithUserResult.step();
+    expect(resultUser.inputs[0]).toMatchObject({ role: "tool", id: "u1", requestor: "user" });
+    expect(resultAgent.inputs).toHaveLength(0);
+
     const stopAgent = chatty();
     const stopped = make(
       withHistory([assistantMessage({ content: "Hello" }), userMessage({ content: "###STOP###" })]),
