@@ -390,6 +390,82 @@ describe.skipIf(!dataDir)("evaluateSimulation on mock (skipped: TAU_DATA_DIR not
     await expect(grade(raising, trajectory)).rejects.toThrow("Task task_99 not found");
   });
 
+  it("runs env assertions even when ENV_ASSERTION is not in the basis: diagnostics only, but a raising one still throws (P7)", async () => {
+    const t = task("create_task_1_with_env_assertions");
+    t.evaluation_criteria!.reward_basis = ["DB"];
+    t.evaluation_criteria!.env_assertions!.push({
+      env_type: "assistant",
+      func_name: "assert_task_status",
+      arguments: { task_id: "task_2", expected_status: "completed" },
+      assert_value: true,
+      message: null,
+    });
+    const trajectory = goldTrajectory(domain, t);
+    const info = await grade(t, trajectory);
+    expect(info.reward).toBe(1);
+    expect(info.env_assertions?.map((check) => check.met)).toEqual([true, false]);
+    expect(info.reward_breakdown).toEqual({ DB: 1 });
+    t.evaluation_criteria!.env_assertions![1]!.arguments = { task_id: "task_99", expected_status: "pending" };
+    await expect(grade(t, trajectory)).rejects.toThrow("Task task_99 not found");
+  });
+
+  it("builds the gold environment non-solo and runs the gold actions with no sync between them (P11)", async () => {
+    const t = task("update_task_1");
+    // a user-side gold action: a solo gold environment would refuse it ("User tool calls are not allowed in solo mode")
+    t.evaluation_criteria!.actions!.push(
+      Action.parse({
+        action_id: "dismiss",
+        requestor: "user",
+        name: "dismiss_notification",
+        arguments: { notification_id: "notif_1" },
+      }),
+    );
+    const events: string[] = [];
+    const spy: Domain = Object.create(domain);
+    Object.assign(spy, {
+      makeEnvironment: (options?: { soloMode?: boolean }) => {
+        const env = domain.makeEnvironment(options);
+        const label = options?.soloMode ? "solo" : "normal";
+        events.push(`new ${label}`);
+        env.syncTools = () => events.push(`sync ${label}`);
+        const call = env.makeToolCall.bind(env);
+        env.makeToolCall = (name, requestor, args) => {
+          events.push(`call ${label} ${name}`);
+          return call(name, requestor, args);
+        };
+        return env;
+      },
+    });
+    // the solo agent calls the user tool by name, as an assistant call
+    const live = domain.makeEnvironment({ soloMode: true });
+    const calls = [
+      call("a1", "update_task_status", { task_id: "task_1", status: "completed" }),
+      call("a2", "dismiss_notification", { notification_id: "notif_1" }),
+    ];
+    const trajectory: Message[] = [];
+    for (const toolCall of calls) trajectory.push(callMessage([toolCall]), live.getResponse(toolCall));
+    trajectory.push(assistantMessage({ content: "###STOP###" }));
+    const info = await evaluateSimulation({
+      simulation: simulationOf(trajectory, "agent_stop"),
+      task: t,
+      domain: spy,
+      soloMode: true,
+      judge: null,
+    });
+    expect(info.db_check).toEqual({ db_match: true, db_reward: 1 });
+    expect(info.reward).toBe(1);
+    const start = events.indexOf("new normal");
+    const end = events.findIndex((event, index) => index > start && event.startsWith("new "));
+    const gold = events.slice(start, end < 0 ? undefined : end);
+    expect(events.filter((event) => event === "new normal")).toHaveLength(1);
+    expect(gold).toEqual([
+      "new normal",
+      "sync normal",
+      "call normal update_task_status",
+      "call normal dismiss_notification",
+    ]);
+  });
+
   it("compares the user DB too", async () => {
     const t = task("update_task_1");
     const trajectory = goldTrajectory(domain, t);
