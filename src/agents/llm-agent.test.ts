@@ -176,6 +176,18 @@ describe("llm_agent", () => {
     expect(llm.requests).toHaveLength(0);
   });
 
+  it("never ends the conversation itself, even on a stop token (P2)", () => {
+    const agent = createLlmAgent({ llm: new ScriptedLlmClient([]), tools: [], policy: POLICY });
+    expect(agent.isStop(assistantMessage({ content: "###STOP###" }))).toBe(false);
+    const gold = createGoldPlanAgent({
+      llm: new ScriptedLlmClient([]),
+      tools: [],
+      policy: POLICY,
+      task: makeTask({ evaluation_criteria: { actions: [{ action_id: "a", name: "f", arguments: {} }] } }),
+    });
+    expect(gold.isStop(assistantMessage({ content: "###STOP###" }))).toBe(false);
+  });
+
   it("omits tools and tool choice when there are no tools", async () => {
     const llm = new ScriptedLlmClient([{ content: "hello" }]);
     const agent = createLlmAgent({ llm, tools: [], policy: POLICY });
