@@ -10,12 +10,12 @@ import {
 } from "../core/messages.ts";
 import { PyFloat } from "../core/py-json.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
-import { Action, type Task } from "../core/task.ts";
+import { Action, Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
 import type { Domain } from "../domains/types.ts";
 import { ReplayMismatchError } from "../env/environment.ts";
 import { deepClone } from "../env/model.ts";
-import { actionMatchesToolCall } from "./action-evaluator.ts";
+import { actionMatchesToolCall, evaluateActions } from "./action-evaluator.ts";
 import { checkCommunicateInfo } from "./communicate-evaluator.ts";
 import { evaluateSimulation, NotGradableError } from "./evaluator.ts";
 import { applyInitialState } from "./gold.ts";
@@ -126,6 +126,44 @@ describe("action matching (P10)", () => {
       true,
     );
     expect(actionMatchesToolCall(gold, call("c", "f", { n: 2.5 }))).toBe(false);
+  });
+
+  it("ignores requestor and order, lets one call satisfy several actions, and counts errored calls", () => {
+    const task = Task.parse({
+      id: "t",
+      user_scenario: { instructions: "x" },
+      evaluation_criteria: {
+        actions: [
+          { action_id: "1", requestor: "assistant", name: "toggle", arguments: { on: true } },
+          { action_id: "2", requestor: "user", name: "toggle", arguments: { on: true } },
+          { action_id: "3", name: "lookup", arguments: { id: "a" } },
+        ],
+        reward_basis: ["ACTION"],
+      },
+    });
+    const toggle = call("u1", "toggle", { on: true }, "user");
+    const lookup = call("a1", "lookup", { id: "a" });
+    const failed: ToolMessage = {
+      role: "tool",
+      id: "u1",
+      content: "Error: the phone is off",
+      requestor: "user",
+      error: true,
+      turn_idx: null,
+      timestamp: null,
+    };
+    const trajectory: Message[] = [callMessage([lookup]), callMessage([toggle]), failed];
+    const info = evaluateActions(task, trajectory, new Map([["toggle", "write" as const]]));
+    expect(info.reward).toBe(1);
+    expect(info.action_checks?.map((check) => [check.action_match, check.tool_type])).toEqual([
+      [true, "write"],
+      [true, "write"],
+      [true, null],
+    ]);
+    expect(info.info).toBeNull();
+    const missing = evaluateActions(task, [callMessage([toggle])], null);
+    expect(missing.reward).toBe(0);
+    expect(missing.reward_breakdown).toEqual({ ACTION: 0 });
   });
 });
 
