@@ -4,7 +4,9 @@
  * the simulation that counts, in completion order.
  */
 import { FileFormatError } from "../core/errors.ts";
-import { Info, type Results, writeResultsFile } from "../core/results.ts";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Info, type Results, resultsLayout, writeResultsFile } from "../core/results.ts";
 import { type CheckpointState, checkpointUsage, loadCheckpointState } from "./checkpoint-state.ts";
 import { runUsageToPy } from "./llm-usage.ts";
 
@@ -39,9 +41,23 @@ export async function checkpointToResults(checkpointPath: string): Promise<Resul
   };
 }
 
-/** Writes upstream's monolithic results JSON for a checkpoint (atomically). */
+/**
+ * Writes upstream's results JSON for a checkpoint (atomically): monolithic,
+ * unless the target already is a dir-layout run (a `simulations/` folder beside
+ * it, as an imported upstream voice run has), which is kept in that layout.
+ */
 export async function exportResults(checkpointPath: string, resultsPath: string): Promise<Results> {
   const results = await checkpointToResults(checkpointPath);
-  writeResultsFile(resultsPath, results);
+  const layout = resultsLayout(resultsPath);
+  writeResultsFile(resultsPath, results, { format: layout.format });
+  if (layout.format === "dir") removeUnindexedSimulations(layout.simulationsDir, results);
   return results;
+}
+
+// Files the index no longer names (dropped infrastructure errors) would fail upstream's integrity check.
+function removeUnindexedSimulations(simulationsDir: string, results: Results): void {
+  const ids = new Set(results.simulations.map((simulation) => simulation.id));
+  for (const name of readdirSync(simulationsDir))
+    if (name.endsWith(".json") && !ids.has(name.slice(0, -".json".length)))
+      rmSync(join(simulationsDir, name), { force: true });
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -299,11 +299,15 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(renderSummary(await loadRun(run.resultsPath))).toContain(line);
   });
 
-  it("never overwrites a results file that has no checkpoint beside it", async () => {
+  it("never overwrites a file without a checkpoint that is not a results file (it is imported only when it is one)", async () => {
     const run = config();
     writeFileSync(run.resultsPath, "{}");
-    await expect(executeRun(run, offline)).rejects.toThrow(/exists but has no checkpoint/);
+    await expect(executeRun(run, offline)).rejects.toThrow(
+      `${run.resultsPath}: info: missing required field`,
+    );
     expect(readFileSync(run.resultsPath, "utf8")).toBe("{}");
+    expect(existsSync(`${run.resultsPath}l`)).toBe(false);
+    expect(existsSync(`${run.resultsPath}.bak`)).toBe(false);
   });
 
   it("rejects solo mode on an agent that is not solo, and unknown task ids", async () => {

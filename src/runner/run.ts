@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { nowIso } from "../core/messages.ts";
 import { pyDumps } from "../core/py-json.ts";
-import { Info, packageVersion, RESULTS_FORMAT_VERSION } from "../core/results.ts";
+import { Info, packageVersion, RESULTS_FORMAT_VERSION, resultsLayout } from "../core/results.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
@@ -36,6 +36,7 @@ import {
 import { loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
 import { ProviderScheduler } from "./concurrency.ts";
 import { exportResults } from "./export.ts";
+import { importResultsFile, undoImport } from "./import-results.ts";
 import { LlmUsageCounter, runUsageToPy, sumRunUsage } from "./llm-usage.ts";
 import { type ProgressRenderer, RunProgress } from "./progress.ts";
 import { trialSeeds } from "./seeds.ts";
@@ -237,16 +238,34 @@ export function fingerprintDifferences(stored: RunFingerprint, current: RunFinge
 
 const taskText = (task: Task) => pyDumps(task, { sortKeys: true });
 
+/** Whether a results file (upstream's monolithic file, or either half of its dir layout) is at `path`. */
+function resultsFileExists(path: string): boolean {
+  return existsSync(path) || existsSync(resultsLayout(path).simulationsDir);
+}
+
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
   const plan = planRun(config);
   const log = deps.log ?? (() => {});
   const checkpointPath = checkpointPathFor(config.resultsPath);
-  if (existsSync(config.resultsPath) && !existsSync(checkpointPath))
-    // A results file without our checkpoint (an upstream run, or another tool's): never overwrite it.
-    throw new UsageError(
-      `${config.resultsPath} exists but has no checkpoint (${checkpointPath}) beside it, so it cannot be resumed; pick another --save-to`,
-    );
+  // A results file without our checkpoint (upstream's, or ours with the checkpoint gone): continue it
+  // the way upstream's try_resume would, after checking it describes this run; it is backed up first.
+  const imported =
+    !existsSync(checkpointPath) && resultsFileExists(config.resultsPath)
+      ? await importResultsFile(
+          {
+            resultsPath: config.resultsPath,
+            checkpointPath,
+            info: plan.info,
+            fingerprint: plan.fingerprint,
+            tasks: plan.tasks,
+            seed: config.seed,
+            numTrials: config.numTrials,
+            resumeCommand: config.resumeCommand ?? null,
+          },
+          log,
+        )
+      : null;
 
   // Resume: what is already done, and is it the same run?
   const finished = new Map<string, SimulationRun>();
@@ -332,12 +351,20 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     }
     return existing;
   };
-  // Build clients before anything is written, so a missing API key leaves no checkpoint behind.
-  const agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
-  const userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
+  // Build clients before anything is written, so a missing API key leaves no checkpoint behind
+  // (an import's checkpoint and backups are taken back; the imported file itself was never changed).
+  let agentLlm: LlmClient | null;
+  let userLlm: LlmClient | null;
   let judge: NlAssertionJudge | null = null;
-  if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
-    judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
+  try {
+    agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
+    userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
+    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
+      judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
+  } catch (error) {
+    if (imported) undoImport(checkpointPath, imported);
+    throw error;
+  }
 
   log(`Run ${config.resultsPath}`);
   mkdirSync(dirname(config.resultsPath), { recursive: true });
