@@ -398,6 +398,25 @@ describe.skipIf(!dataDir)("evaluateSimulation on mock (skipped: TAU_DATA_DIR not
     expect(mismatches).toEqual(["create_task"]);
   });
 
+  it("replays only state-changing tools: a read or generic result that no longer matches is not re-run", async () => {
+    const t = task("create_task_1");
+    const trajectory = goldTrajectory(domain, t);
+    const read = call("r1", "get_users", {});
+    const transfer = call("x1", "transfer_to_human_agents", { summary: "s" });
+    const stale = (id: string): ToolMessage => ({
+      role: "tool",
+      id,
+      content: '{"recorded": "long ago"}',
+      requestor: "assistant",
+      error: false,
+      turn_idx: null,
+      timestamp: null,
+    });
+    trajectory.splice(2, 0, callMessage([read, transfer]), stale("r1"), stale("x1"));
+    const info = await grade(t, trajectory);
+    expect(info.reward).toBe(1);
+  });
+
   it("runs env assertions on the predicted env: task passes, an appended failing one makes it 0, a raising one throws", async () => {
     const t = task("create_task_1_with_env_assertions");
     const trajectory = goldTrajectory(domain, t);
