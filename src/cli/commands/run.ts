@@ -2,7 +2,9 @@
  * `tau run`: run a domain's tasks with an agent and a user, resumable and
  * crash-safe (results stream to `<run>/results.jsonl`, exported to upstream's
  * `results.json` at the end). Ctrl-C keeps finished work and prints the
- * command that resumes the run (exit 130).
+ * command that resumes the run (exit 130). `--save-to` an existing results
+ * file without a checkpoint (for example one upstream's `tau2 run` wrote)
+ * continues that run once its settings are checked; the original is backed up.
  */
 import type { Command } from "commander";
 import { getAgentDefinition } from "../../agents/registry.ts";
@@ -185,7 +187,7 @@ export function registerRunCommand(program: Command): void {
     .option("--timeout <seconds>", "wall-clock limit per simulation")
     .option(
       "--save-to <name|file.json>",
-      "run name (saved under ./runs/NAME/) or a results path ending in .json",
+      "run name (saved under ./runs/NAME/) or a results path ending in .json; an existing run there is resumed, an upstream results.json included (backed up to .bak)",
     )
     .option("--agent <name>", "agent implementation", "llm_agent")
     .option("--user <name>", "user implementation", "user_simulator")
