@@ -215,7 +215,10 @@ export class Environment {
       this.tools.db = mergeInto(this.tools.db, initializationData.agent_data);
       if (this.userTools) this.userTools.db = this.tools.db;
     }
-    if (initializationData?.user_data && this.userTools) {
+    if (initializationData?.user_data) {
+      if (!this.userTools) {
+        throw new ToolError(`Task has initialization_data.user_data, but domain ${this.domainName} has no user DB`);
+      }
       this.userTools.db = mergeInto(this.userTools.db, initializationData.user_data);
       this.tools.db = this.userTools.db;
     }
