@@ -43,18 +43,23 @@ export async function checkpointToResults(checkpointPath: string): Promise<Resul
 
 /**
  * Writes upstream's results JSON for a checkpoint (atomically): monolithic,
- * unless the target already is a dir-layout run (a `simulations/` folder beside
- * it, as an imported upstream voice run has), which is kept in that layout.
+ * except back onto the dir-layout run the checkpoint was imported from, which
+ * keeps its layout (a monolithic file beside `simulations/` would be misread).
  */
 export async function exportResults(checkpointPath: string, resultsPath: string): Promise<Results> {
   const results = await checkpointToResults(checkpointPath);
-  const layout = resultsLayout(resultsPath);
-  writeResultsFile(resultsPath, results, { format: layout.format });
-  if (layout.format === "dir") removeUnindexedSimulations(layout.simulationsDir, results);
+  const imported = results.info.taubench?.imported_from as { path?: unknown; layout?: unknown } | undefined;
+  if (imported?.layout === "dir" && imported.path === resultsPath) {
+    writeResultsFile(resultsPath, results, { format: "dir" });
+    removeUnindexedSimulations(resultsLayout(resultsPath).simulationsDir, results);
+  } else {
+    writeResultsFile(resultsPath, results);
+  }
   return results;
 }
 
-// Files the index no longer names (dropped infrastructure errors) would fail upstream's integrity check.
+// Files the index no longer names (dropped infrastructure errors) would fail upstream's integrity check;
+// the import backed the folder up before.
 function removeUnindexedSimulations(simulationsDir: string, results: Results): void {
   const ids = new Set(results.simulations.map((simulation) => simulation.id));
   for (const name of readdirSync(simulationsDir))
