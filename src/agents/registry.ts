@@ -10,8 +10,9 @@ import {
   hasExpectedActions,
   isSoloTask,
 } from "./llm-agent.ts";
+import { AGENT_GT_INSTRUCTION, AGENT_INSTRUCTION, AGENT_SOLO_INSTRUCTION } from "./prompts.ts";
 import { ReplayAgent } from "./replay-agent.ts";
-import { TextAgent } from "./text-agent.ts";
+import { TextAgent, textAgentSystemPrompt } from "./text-agent.ts";
 import type { Agent } from "./types.ts";
 
 /** What a factory gets to build an agent for one episode. */
@@ -33,6 +34,8 @@ export interface AgentDefinition {
   /** Build the environment in solo mode and pair with `dummy_user`. */
   soloMode: boolean;
   needsLlm: boolean;
+  /** The fixed instruction text of its system prompt (hashed into results so prompt changes are visible). */
+  instructions?: string;
   /** Tasks the agent can run; others are skipped (upstream registry task filter). */
   taskFilter?: (task: Task) => boolean;
   create(ctx: AgentContext): Agent;
@@ -49,6 +52,7 @@ const definitions: AgentDefinition[] = [
     description: "Function-calling LLM agent with the domain policy (the benchmark's agent)",
     soloMode: false,
     needsLlm: true,
+    instructions: AGENT_INSTRUCTION,
     create: (ctx) =>
       createLlmAgent({
         llm: requireLlm("llm_agent", ctx),
@@ -62,6 +66,7 @@ const definitions: AgentDefinition[] = [
     description: "LLM agent that is also given the task's expected actions (oracle-plan ablation)",
     soloMode: false,
     needsLlm: true,
+    instructions: AGENT_GT_INSTRUCTION,
     taskFilter: hasExpectedActions,
     create: (ctx) =>
       createGoldPlanAgent({
@@ -77,6 +82,7 @@ const definitions: AgentDefinition[] = [
     description: "LLM agent that solves the task's ticket alone with agent and user tools (no-user ablation)",
     soloMode: true,
     needsLlm: true,
+    instructions: AGENT_SOLO_INSTRUCTION,
     taskFilter: isSoloTask,
     create: (ctx) =>
       createSoloAgent({
@@ -93,6 +99,7 @@ const definitions: AgentDefinition[] = [
       "Text-format ReAct agent (Thought + JSON Action, no function calling), as in the τ-bench paper",
     soloMode: false,
     needsLlm: true,
+    instructions: textAgentSystemPrompt("react", "", []),
     create: (ctx) =>
       new TextAgent({
         style: "react",
@@ -107,6 +114,7 @@ const definitions: AgentDefinition[] = [
     description: "Text-format Act agent (JSON Action only, no function calling), as in the τ-bench paper",
     soloMode: false,
     needsLlm: true,
+    instructions: textAgentSystemPrompt("act", "", []),
     create: (ctx) =>
       new TextAgent({
         style: "act",

@@ -340,3 +340,30 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(rest.ranNow + rest.resumed).toBe(50);
   });
 });
+
+describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
+  it("records sha256 hashes of the agent instructions, the policy and the user guidelines", async () => {
+    const { planRun } = await import("./run.ts");
+    const { createHash } = await import("node:crypto");
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const llm = planRun(config({ agent: "llm_agent", user: "user_simulator" }));
+    const hashes = llm.info.taubench?.prompt_hashes as Record<string, string | null>;
+    expect(hashes.policy).toBe(sha(llm.domain.policy()));
+    expect(hashes.agent_instructions).toMatch(/^[0-9a-f]{64}$/);
+    const guidelines = readFileSync(
+      join(dataDir!, "user_simulator", "simulation_guidelines_tools.md"),
+      "utf8",
+    );
+    expect(hashes.user_guidelines).toBe(sha(guidelines)); // mock's user has tools
+    const offlineHashes = planRun(config()).info.taubench?.prompt_hashes as Record<string, string | null>;
+    expect(offlineHashes.agent_instructions).toBeNull();
+    expect(offlineHashes.user_guidelines).toBeNull();
+    const solo = planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
+    expect((solo.info.taubench?.prompt_hashes as Record<string, string>).policy).not.toBe(hashes.policy);
+  });
+
+  it("refuses a solo agent paired with a talking user", async () => {
+    const { planRun } = await import("./run.ts");
+    expect(() => planRun(config({ agent: "replay_solo", user: "scripted" }))).toThrow(/--user dummy_user/);
+  });
+});

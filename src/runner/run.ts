@@ -4,7 +4,7 @@
  * per-provider concurrency; export upstream's results JSON at the end.
  */
 import { execFileSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { UsageError } from "../core/errors.ts";
@@ -152,6 +152,29 @@ function readGuidelinesText(dataDir: string): string | null {
   return existsSync(path) ? readFileSync(path, "utf8") : null;
 }
 
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * sha256 of the texts that shape the model's behaviour (the agent's fixed
+ * instructions, the policy, the user simulator's guidelines), so two results
+ * files can be checked for prompt drift without storing the texts twice.
+ */
+function promptHashes(
+  dataDir: string,
+  domain: Domain,
+  agentInstructions: string | undefined,
+  userUsesLlm: boolean,
+  soloMode: boolean,
+): Record<string, string | null> {
+  const file = domain.hasUserTools ? "simulation_guidelines_tools.md" : "simulation_guidelines.md";
+  const guidelines = join(dataDir, "user_simulator", file);
+  return {
+    agent_instructions: agentInstructions === undefined ? null : sha256(agentInstructions),
+    policy: sha256(domain.policy({ soloMode })),
+    user_guidelines: userUsesLlm && existsSync(guidelines) ? sha256(readFileSync(guidelines, "utf8")) : null,
+  };
+}
+
 /** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder). */
 export function planRun(config: RunConfig): RunPlan {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
@@ -166,6 +189,8 @@ export function planRun(config: RunConfig): RunPlan {
     throw new UsageError(
       `Agent '${agent.name}' is not a solo agent; solo mode needs llm_agent_solo or replay_solo`,
     );
+  if (soloMode && !user.requiresSoloAgent)
+    throw new UsageError(`Solo mode has no user to talk to: pass --user dummy_user (got '${user.name}')`);
   if (user.requiresSoloAgent && !soloMode)
     throw new UsageError(`User '${user.name}' only works with a solo agent (llm_agent_solo, replay_solo)`);
   const tasks = selectTasks(domain, {
@@ -220,6 +245,7 @@ export function planRun(config: RunConfig): RunPlan {
       judge_llm: config.judgeLlm,
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
+      prompt_hashes: promptHashes(config.dataDir, domain, agent.instructions, user.needsLlm, soloMode),
     },
   });
   return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge };
