@@ -602,17 +602,20 @@ export function packageVersion(): string {
 
 /** The commit of the taubench checkout the code runs from, or null outside a git checkout. */
 export function sourceGitCommit(): string | null {
+  if (cachedCommit !== undefined) return cachedCommit;
   try {
     const cwd = new URL("../../", import.meta.url);
-    return execFileSync("git", ["rev-parse", "HEAD"], {
+    cachedCommit = execFileSync("git", ["rev-parse", "HEAD"], {
       cwd,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
     }).trim();
   } catch {
-    return null;
+    cachedCommit = null;
   }
+  return cachedCommit;
 }
+let cachedCommit: string | null | undefined;
 
 /** The `info.taubench` stamp: format version, package version, commit, plus whatever the runner adds (prompt hashes, …). */
 export function taubenchStamp(extra: Record<string, unknown> = {}): TaubenchInfo {

@@ -3,14 +3,13 @@
  * the checkpoint; run every missing `(trial, task, seed)` unit with retries and
  * per-provider concurrency; export upstream's results JSON at the end.
  */
-import { execFileSync } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { nowIso } from "../core/messages.ts";
 import { pyDumps } from "../core/py-json.ts";
-import { Info, packageVersion, RESULTS_FORMAT_VERSION, resultsLayout } from "../core/results.ts";
+import { Info, resultsLayout, sourceGitCommit, taubenchStamp } from "../core/results.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
@@ -130,22 +129,6 @@ function needsNlJudge(task: Task): boolean {
   );
 }
 
-let cachedCommit: string | null | undefined;
-/** The git commit of the taubench checkout (results are stamped with it); null outside a checkout. */
-export function gitCommit(): string | null {
-  if (cachedCommit !== undefined) return cachedCommit;
-  try {
-    cachedCommit = execFileSync("git", ["rev-parse", "HEAD"], {
-      cwd: dirname(new URL(import.meta.url).pathname),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-  } catch {
-    cachedCommit = null;
-  }
-  return cachedCommit;
-}
-
 function readGuidelinesText(dataDir: string): string | null {
   // Upstream records the non-tools guideline text whatever the user got (P20).
   const path = join(dataDir, "user_simulator", "simulation_guidelines.md");
@@ -221,7 +204,7 @@ export function planRun(config: RunConfig): RunPlan {
     solo_mode: soloMode,
     enforce_communication_protocol: config.enforceCommunicationProtocol,
   };
-  const commit = gitCommit();
+  const commit = sourceGitCommit();
   const info = Info.parse({
     git_commit: commit ?? "unknown",
     num_trials: config.numTrials,
@@ -236,17 +219,14 @@ export function planRun(config: RunConfig): RunPlan {
     },
     agent_info: { implementation: agent.name, llm: agentLlm, llm_args: config.agentLlmArgs },
     environment_info: { domain_name: domain.name, policy: domain.policy({ soloMode }) },
-    taubench: {
-      format_version: RESULTS_FORMAT_VERSION,
-      version: packageVersion(),
-      git_commit: commit,
+    taubench: taubenchStamp({
       task_split_name: config.split,
       solo_mode: soloMode,
       judge_llm: config.judgeLlm,
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
       prompt_hashes: promptHashes(config.dataDir, domain, agent.instructions, user.needsLlm, soloMode),
-    },
+    }),
   });
   return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge };
 }
