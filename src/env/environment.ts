@@ -217,7 +217,9 @@ export class Environment {
     }
     if (initializationData?.user_data) {
       if (!this.userTools) {
-        throw new ToolError(`Task has initialization_data.user_data, but domain ${this.domainName} has no user DB`);
+        throw new ToolError(
+          `Task has initialization_data.user_data, but domain ${this.domainName} has no user DB`,
+        );
       }
       this.userTools.db = mergeInto(this.userTools.db, initializationData.user_data);
       this.tools.db = this.userTools.db;

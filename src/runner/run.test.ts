@@ -359,7 +359,7 @@ describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
     expect(offlineHashes.agent_instructions).toBeNull();
     expect(offlineHashes.user_guidelines).toBeNull();
     const solo = planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
-    expect((solo.info.taubench?.prompt_hashes as Record<string, string>).policy).not.toBe(hashes.policy);
+    expect((solo.info.taubench!.prompt_hashes as Record<string, string>).policy).not.toBe(hashes.policy);
   });
 
   it("refuses a solo agent paired with a talking user", async () => {
