@@ -96,8 +96,9 @@ export function pyFixed(x: number, digits: number): string {
   const abs = Math.abs(x);
   // toFixed is exact except on ties (it rounds them away from zero), past 1e21
   // (exponent notation) and on -0 (sign dropped). A tie at `digits` decimals
-  // needs x·2^(digits+1) to be an integer, so only those take the slow path.
-  if (abs < 1e21 && !Object.is(x, -0) && !Number.isInteger(abs * 2 ** (digits + 1))) {
+  // needs x·2^(digits+1) to be an odd integer, so only those take the slow path.
+  const scaled = abs * 2 ** (digits + 1);
+  if (abs < 1e21 && !Object.is(x, -0) && !(Number.isInteger(scaled) && scaled % 2 === 1)) {
     return x.toFixed(digits);
   }
   return exactFixed(x, digits);
