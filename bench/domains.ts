@@ -4,6 +4,8 @@
  * the task data by the toolkit's tool kind), DB hashing fresh and after one
  * write, and heap per forked environment.
  */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { Task } from "../src/core/task.ts";
 import { domainNames, getDomainDefinition } from "../src/domains/registry.ts";
 import type { Domain } from "../src/domains/types.ts";
@@ -226,19 +228,51 @@ function benchDomain(name: string, context: BenchContext): BenchResult[] {
   return results;
 }
 
-/** The domain micro-benchmarks, over every registered domain. */
+/**
+ * The domain micro-benchmarks, over every registered domain. Each domain runs
+ * in its own Node process, as a `tau run` would: the process's JIT and heap
+ * then carry only that domain's shapes, and one domain's garbage does not
+ * land in another's timings.
+ */
 export const domainBench: BenchModule = {
   name: "domains",
-  description: "fork, tool calls, hashing and memory per domain",
+  description: "fork, tool calls, hashing and memory per domain (one process per domain)",
   run(context) {
     const results: BenchResult[] = [];
     for (const name of domainNames()) {
-      try {
-        results.push(...benchDomain(name, context));
-      } catch (error) {
-        context.log(`${name}: skipped (${error instanceof Error ? error.message : String(error)})`);
+      const child = spawnSync(
+        process.execPath,
+        ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), name, String(context.scale)],
+        {
+          encoding: "utf8",
+          env: { ...process.env, TAU_DATA_DIR: context.dataDir },
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
+      for (const line of child.stderr.split("\n")) if (line.trim() !== "") context.log(line);
+      if (child.status !== 0) {
+        context.log(`${name}: skipped (benchmark process exited with ${child.status})`);
+        continue;
       }
+      results.push(...(JSON.parse(child.stdout) as BenchResult[]));
     }
     return results;
   },
 };
+
+// Child mode (`domains.ts <domain> <scale>`): one domain's results as JSON on stdout.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [name, scale] = process.argv.slice(2);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    const results = benchDomain(name!, {
+      dataDir: process.env.TAU_DATA_DIR!,
+      scale: Number(scale ?? 1),
+      log,
+    });
+    process.stdout.write(JSON.stringify(results));
+  } catch (error) {
+    log(`${name}: skipped (${error instanceof Error ? error.message : String(error)})`);
+    process.exitCode = 1;
+  }
+}

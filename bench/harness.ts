@@ -67,7 +67,10 @@ export function timePreparedMs<T>(
   prepare: () => T,
   measured: (prepared: T) => void,
   samples: number,
+  warmup = samples,
 ): number {
+  // Warm up first (as timeMedianMs does): a run makes thousands of such calls, so the steady state is what counts.
+  for (let w = 0; w < warmup; w++) measured(prepare());
   const results: number[] = [];
   for (let s = 0; s < samples; s++) {
     const prepared = prepare();
