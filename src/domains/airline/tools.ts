@@ -9,6 +9,7 @@ import type { DbState } from "../../env/db-state.ts";
 import { pyTypeName } from "../../core/py-json.ts";
 import { deepClone, isFrozenValue, modelResult, t, validate } from "../../env/model.ts";
 import { type JsonSchema, param, PyTypeError, type ToolDef, ToolError } from "../../env/toolkit.ts";
+import { hasKey, isDict, pyIterate, pyLen } from "../python-ops.ts";
 import { calculate, transferToHumanAgents } from "../shared-tools.ts";
 import {
   AirportCode,
@@ -61,46 +62,10 @@ const airline = (db: DbState<any>) => db.root as AirlineRoot;
 // ---------------------------------------------------------------------------
 // Python semantics helpers
 
-/** Python refuses lists and dicts as dict keys before looking anything up. */
-function hashable(key: unknown): unknown {
-  if (key !== null && typeof key === "object" && !(key instanceof PyFloat)) {
-    throw new PyTypeError(`unhashable type: '${pyTypeName(key)}'`);
-  }
-  return key;
-}
-
-/** Python `key in d` for a dict with string keys. */
-function contains(map: { has(key: string): boolean }, key: unknown): boolean {
-  return typeof hashable(key) === "string" && map.has(key as string);
-}
-
 /** Python `d[key]` (KeyError text = the key's repr). */
-function item<V>(map: { get(key: string): V | undefined }, key: unknown): V {
-  const value = typeof hashable(key) === "string" ? map.get(key as string) : undefined;
-  if (value === undefined) throw new ToolError(pyRepr(key));
-  return value;
-}
-
-/** What `for x in value` yields, or Python's TypeError for non-iterables. */
-function pyIterate(value: unknown): unknown[] {
-  if (Array.isArray(value)) return value;
-  if (typeof value === "string") return [...value];
-  if (value instanceof Map) return [...value.keys()];
-  if (value !== null && typeof value === "object" && !(value instanceof PyFloat)) return Object.keys(value);
-  throw new PyTypeError(`'${pyTypeName(value)}' object is not iterable`);
-}
-
-/** Python `len(value)`. */
-function pyLen(value: unknown): number {
-  if (Array.isArray(value) || typeof value === "string") return [...value].length;
-  if (value instanceof Map) return value.size;
-  if (value !== null && typeof value === "object" && !(value instanceof PyFloat))
-    return Object.keys(value).length;
-  throw new PyTypeError(`object of type '${pyTypeName(value)}' has no len()`);
-}
-
-function isDict(value: unknown): value is Record<string, unknown> | Map<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat);
+function item<V>(map: { has(key: string): boolean; get(key: string): V | undefined }, key: unknown): V {
+  if (!hasKey(map, key)) throw new ToolError(pyRepr(key));
+  return map.get(key)!;
 }
 
 /**
@@ -140,26 +105,26 @@ function attribute<T>(value: unknown, name: string, converted: boolean): T {
 
 function getUser(db: DbState<any>, userId: unknown): UserRecord {
   const users = airline(db).users;
-  if (!contains(users, userId)) throw new ToolError(`User ${pyStr(userId)} not found`);
+  if (!hasKey(users, userId)) throw new ToolError(`User ${pyStr(userId)} not found`);
   return users.get(userId as string)!;
 }
 
 function getReservation(db: DbState<any>, reservationId: unknown): ReservationRecord {
   const reservations = airline(db).reservations;
-  if (!contains(reservations, reservationId))
+  if (!hasKey(reservations, reservationId))
     throw new ToolError(`Reservation ${pyStr(reservationId)} not found`);
   return reservations.get(reservationId as string)!;
 }
 
 function getFlight(db: DbState<any>, flightNumber: unknown): FlightRecord {
   const flights = airline(db).flights;
-  if (!contains(flights, flightNumber)) throw new ToolError(`Flight ${pyStr(flightNumber)} not found`);
+  if (!hasKey(flights, flightNumber)) throw new ToolError(`Flight ${pyStr(flightNumber)} not found`);
   return flights.get(flightNumber as string)!;
 }
 
 function getFlightDate(db: DbState<any>, flightNumber: unknown, date: unknown): FlightDateRecord {
   const flight = getFlight(db, flightNumber);
-  if (!contains(flight.dates, date))
+  if (!hasKey(flight.dates, date))
     throw new ToolError(`Flight ${pyStr(flightNumber)} not found on date ${pyStr(date)}`);
   return flight.dates.get(date as string)!;
 }
@@ -218,7 +183,7 @@ function searchDirect(
     // An explicit null means "any", as Python's `is None` check does.
     if (origin !== undefined && origin !== null && flight.origin !== origin) continue;
     if (destination !== undefined && destination !== null && flight.destination !== destination) continue;
-    if (!contains(flight.dates, date)) continue;
+    if (!hasKey(flight.dates, date)) continue;
     const entry = flight.dates.get(date as string)!;
     if (entry.status !== "available") continue;
     if (leaveAfter !== undefined && !(flight.scheduled_departure_time_est >= leaveAfter)) continue;
@@ -245,7 +210,7 @@ function paymentForUpdate(
   paymentId: unknown,
   totalPrice: Num,
 ): PaymentRecord | null {
-  if (!contains(user.payment_methods, paymentId)) throw new ToolError("Payment method not found");
+  if (!hasKey(user.payment_methods, paymentId)) throw new ToolError("Payment method not found");
   const id = paymentId as string;
   const method = user.payment_methods.get(id)!;
   if (method.source === "certificate")

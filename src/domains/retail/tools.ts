@@ -26,7 +26,7 @@ import {
   Variant,
   type VariantRecord,
 } from "./data-model.ts";
-import { hasKey, inStringSet, pyCount, pyIterate, pyLen, pyLower, pySortedStrings } from "./python-ops.ts";
+import { hasKey, inStringSet, pyCount, pyIterate, pyLen, pyLower, pySortedStrings } from "../python-ops.ts";
 
 const root = (db: DbState<any>) => db.root as RetailRoot;
 

@@ -1,13 +1,14 @@
 /**
- * Python built-ins as upstream's retail tools apply them to unvalidated
+ * Python built-ins as upstream's retail and airline tools apply them to unvalidated
  * arguments (`x in dict`, `len`, iteration, `list.count`, `sorted`,
  * `str.lower`), with CPython's error texts for the wrong types a model may send.
  */
-import { PyFloat, pyEquals, pyTypeName } from "../../core/py-json.ts";
-import { AttributeError } from "../../env/db-state.ts";
-import { PyTypeError } from "../../env/toolkit.ts";
+import { PyFloat, pyEquals, pyTypeName } from "../core/py-json.ts";
+import { AttributeError } from "../env/db-state.ts";
+import { PyTypeError } from "../env/toolkit.ts";
 
-function isDict(value: unknown): boolean {
+/** A Python dict as tools receive it: a `Map` or a plain object (not a list, not a boxed float). */
+export function isDict(value: unknown): value is Record<string, unknown> | Map<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat);
 }
 
