@@ -10,7 +10,6 @@ import {
   type Message,
   nowIso,
   type ToolCall,
-  type ToolMessage,
 } from "../core/messages.ts";
 import type { LlmMessage, LlmResponse } from "../llm/types.ts";
 import type { AgentInput } from "./types.ts";
@@ -99,11 +98,4 @@ export function responseToAssistantMessage(response: LlmResponse): AssistantMess
     raw_data: response.raw ?? null,
     generation_time_seconds: response.generationTimeSeconds ?? null,
   });
-}
-
-/** Tool messages of an input, for agents that read results as text. */
-export function toolMessagesOf(input: AgentInput): ToolMessage[] {
-  if (input === null) return [];
-  if (input.role === "multi_tool") return input.tool_messages;
-  return input.role === "tool" ? [input] : [];
 }
