@@ -21,6 +21,11 @@ import type { Agent, AgentInput } from "./types.ts";
 /** The solo agent's stop token (what a `done` call is rewritten to). */
 export const SOLO_STOP_TOKEN = "###STOP###";
 
+/** Whether an assistant message carries the solo stop token (how every solo agent ends an episode). */
+export function hasSoloStop(message: AssistantMessage): boolean {
+  return typeof message.content === "string" && message.content.includes(SOLO_STOP_TOKEN);
+}
+
 /** State of an LLM agent: upstream's system messages plus the conversation. */
 export interface LlmAgentState {
   systemPrompt: string;
@@ -119,7 +124,7 @@ export class LlmAgent implements Agent<LlmAgentState> {
   }
 
   isStop(message: AssistantMessage): boolean {
-    return this.solo && typeof message.content === "string" && message.content.includes(SOLO_STOP_TOKEN);
+    return this.solo && hasSoloStop(message);
   }
 
   setSeed(seed: number): void {

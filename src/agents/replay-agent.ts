@@ -12,7 +12,7 @@ import { type AssistantMessage, assistantMessage, type Message, nowIso } from ".
 import { REPLAY_CLOSING, userActionRequest } from "../core/offline-protocol.ts";
 import type { Action, Task } from "../core/task.ts";
 import { deepClone } from "../env/model.ts";
-import { SOLO_STOP_TOKEN } from "./llm-agent.ts";
+import { hasSoloStop, SOLO_STOP_TOKEN } from "./llm-agent.ts";
 import type { Agent, AgentInput } from "./types.ts";
 
 /** One planned turn of a replay agent. */
@@ -103,6 +103,6 @@ export class ReplayAgent implements Agent<ReplayAgentState> {
   }
 
   isStop(message: AssistantMessage): boolean {
-    return this.solo && typeof message.content === "string" && message.content.includes(SOLO_STOP_TOKEN);
+    return this.solo && hasSoloStop(message);
   }
 }
