@@ -2,6 +2,7 @@
 import { pyTypeName } from "../core/py-json.ts";
 import { param, PyTypeError, type ToolDef } from "../env/toolkit.ts";
 import { CALCULATE_CHARACTERS, calculateExpression, PythonError } from "./python-eval.ts";
+import { pyIterate } from "./python-ops.ts";
 
 /** `transfer_to_human_agents`: no checks, no state change (common.md §11). */
 export const transferToHumanAgents: ToolDef = {
@@ -31,10 +32,8 @@ export const calculate: ToolDef = {
   run: (_context, args) => {
     const expression = args.expression;
     if (typeof expression !== "string") {
-      // Upstream checks `char in allowed` for each element before calling eval on the argument.
-      if (!Array.isArray(expression))
-        throw new PyTypeError(`'${pyTypeName(expression)}' object is not iterable`);
-      for (const item of expression) {
+      // Upstream checks `char in allowed` for each element (a dict's keys) before calling eval on the argument.
+      for (const item of pyIterate(expression)) {
         if (typeof item !== "string")
           throw new PyTypeError(`'in <string>' requires string as left operand, not ${pyTypeName(item)}`);
         if (!CALCULATE_CHARACTERS.includes(item))

@@ -439,6 +439,15 @@ describe.skipIf(!dataDir)("retail domain (skipped: TAU_DATA_DIR not set)", () =>
         "Error: 1 validation error for UserAddress\nzip\n  Input should be a valid string [type=string_type, input_value=43275, input_type=int]\n    For further information visit https://errors.pydantic.dev/2.12/v/string_type",
       ],
       ["calculate", { expression: "2 + x" }, "Error: Invalid characters in expression"],
+      // A non-string is iterated (a dict by its keys) and checked before eval refuses it.
+      ["calculate", { expression: 7 }, "Error: 'int' object is not iterable"],
+      [
+        "calculate",
+        { expression: ["1", 2] },
+        "Error: 'in <string>' requires string as left operand, not int",
+      ],
+      ["calculate", { expression: { x: 1 } }, "Error: Invalid characters in expression"],
+      ["calculate", { expression: { "1": 1 } }, "Error: eval() arg 1 must be a string, bytes or code object"],
     ];
     for (const [name, args, expected] of cases) {
       const message = call(env, name, args);
