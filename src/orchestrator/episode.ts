@@ -32,7 +32,7 @@ export interface EpisodeOptions {
   signal?: AbortSignal;
 }
 
-/** Runs and grades one episode; the returned simulation has `reward_info`, `policy`, `trial` and `seed` set. */
+/** Runs and grades one episode; the returned simulation has `reward_info`, `policy`, `trial` and (from the orchestrator) `seed` set. */
 export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun> {
   const { domain, task, soloMode } = options;
   const environment = domain.makeEnvironment({ soloMode });
@@ -61,6 +61,5 @@ export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun
     ...(options.signal ? { signal: options.signal } : {}),
   });
   simulation.trial = options.trial;
-  simulation.seed = options.seed;
   return simulation;
 }

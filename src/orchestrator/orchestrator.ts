@@ -204,10 +204,8 @@ export class Orchestrator {
   /** Applies the task's initial state, seeds the participants and sets up who speaks first (spec §2.4). */
   async initialize(): Promise<void> {
     const { environment, task, agent, user, soloMode } = this.options;
-    if (this.startTime === "") {
-      this.startTime = nowIso();
-      this.startPerf = performance.now();
-    }
+    this.startTime = nowIso();
+    this.startPerf = performance.now();
     const initial = task.initial_state;
     const now = new Date();
     const history: Message[] = (initial?.message_history ?? []).map((message, index, all) => ({
@@ -430,8 +428,6 @@ export class Orchestrator {
 
   /** Runs the episode to its end and returns the (ungraded) simulation. */
   async run(): Promise<SimulationRun> {
-    this.startTime = nowIso();
-    this.startPerf = performance.now();
     await this.initialize();
     while (!this.done) {
       await this.step();
