@@ -4,11 +4,10 @@
  * set-up (`set_state`), env assertions and DB hashes. See specs/common.md.
  */
 import type { Message, ToolCall, ToolMessage } from "../core/messages.ts";
-import { ModelDump } from "./model.ts";
 import { type PyValue, PyFloat, parsePyJson, pyDumps, pyEquals, pyStr, RawJson } from "../core/py-json.ts";
 import type { EnvAssertion, EnvFunctionCall, InitializationData } from "../core/task.ts";
 import { DbState } from "./db-state.ts";
-import { type ModelTy, validate } from "./model.ts";
+import { ModelDump, type ModelTy, validate } from "./model.ts";
 import { type ToolSchema, type Toolkit, ToolError } from "./toolkit.ts";
 
 /** Upstream's `to_json_str` of a tool result (common.md §3). */

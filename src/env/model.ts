@@ -126,10 +126,7 @@ function formatValidationMessage(modelName: string, issues: ValidationIssue[]): 
   const head = `${issues.length} validation error${issues.length === 1 ? "" : "s"} for ${modelName}`;
   const body = issues.map((issue) => {
     const loc = issue.loc.join(".");
-    const input =
-      issue.type === "missing"
-        ? pyRepr(issue.input)
-        : pyRepr(issue.input instanceof Map ? issue.input : issue.input);
+    const input = pyRepr(issue.input);
     return `${loc}\n  ${issue.msg} [type=${issue.type}, input_value=${input}, input_type=${pyTypeName(issue.input)}]\n    For further information visit https://errors.pydantic.dev/2.12/v/${issue.type}`;
   });
   return [head, ...body].join("\n");

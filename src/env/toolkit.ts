@@ -72,14 +72,6 @@ export class ToolError extends Error {
   }
 }
 
-/** Python `KeyError(key)`: its text is the key's repr, e.g. `'first'`. */
-export class PyKeyError extends Error {
-  constructor(key: string) {
-    super(`'${key}'`);
-    this.name = "KeyError";
-  }
-}
-
 /** Upstream's error text for a call whose argument names do not fit the signature. */
 export class PyTypeError extends Error {
   constructor(message: string) {

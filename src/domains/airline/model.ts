@@ -172,13 +172,6 @@ export interface PaymentMethodRecord {
   [field: string]: unknown;
 }
 
-/** A passenger as stored. */
-export interface PassengerRecord {
-  first_name: string;
-  last_name: string;
-  dob: string;
-}
-
 /** A user as stored. */
 export interface UserRecord {
   user_id: string;

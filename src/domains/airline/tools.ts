@@ -4,9 +4,8 @@
  * Python semantics where malformed input reaches it: dict lookups by
  * unhashable keys, int/float arithmetic, unvalidated assignments.
  */
-import { PyFloat, pyRepr, pyStr } from "../../core/py-json.ts";
+import { PyFloat, pyRepr, pyStr, pyTypeName } from "../../core/py-json.ts";
 import type { DbState } from "../../env/db-state.ts";
-import { pyTypeName } from "../../core/py-json.ts";
 import { deepClone, isFrozenValue, modelResult, t, validate } from "../../env/model.ts";
 import { type JsonSchema, param, PyTypeError, type ToolDef, ToolError } from "../../env/toolkit.ts";
 import { hasKey, isDict, pyIterate, pyLen } from "../python-ops.ts";

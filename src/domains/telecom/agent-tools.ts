@@ -3,7 +3,7 @@
  * customer, line and bill tools over the carrier DB, plus the hidden set-up
  * and assertion helpers tasks call by name. Today is fixed at 2025-02-25.
  */
-import { pyEquals, pyFixed, pyFloat, pyFloatRepr, pyStr, toNumber } from "../../core/py-json.ts";
+import { pyEquals, pyFixed, pyFloat, pyFloatRepr, pyStr, pyTypeName, toNumber } from "../../core/py-json.ts";
 import type { DbState } from "../../env/db-state.ts";
 import { modelResult, t, validate } from "../../env/model.ts";
 import { type FunctionDef, param, type ToolDef, ToolError, Toolkit } from "../../env/toolkit.ts";
@@ -22,7 +22,6 @@ import {
   type TelecomRoot,
 } from "./models.ts";
 import { pyNumberOperand, pySliceTo } from "./python.ts";
-import { pyTypeName } from "../../core/py-json.ts";
 
 /** The domain's fixed "today". */
 export const TODAY = "2025-02-25";

@@ -4,7 +4,7 @@
  * human-readable strings, plus the hidden set-up and assertion helpers that
  * tasks call by name.
  */
-import { pyEquals, pyFixed, pyFloatRepr, pyRepr, pyStr, toNumber } from "../../core/py-json.ts";
+import { pyEquals, pyFixed, pyFloatRepr, pyRepr, pyStr, pyTypeName, toNumber } from "../../core/py-json.ts";
 import type { DbState } from "../../env/db-state.ts";
 import { ModelValidationError, validate } from "../../env/model.ts";
 import { type FunctionDef, param, type ToolDef, ToolError, Toolkit } from "../../env/toolkit.ts";
@@ -30,7 +30,6 @@ import {
   userRoot,
   type VpnDetailsRecord,
 } from "./models.ts";
-import { pyTypeName } from "../../core/py-json.ts";
 
 /**
  * State a user toolkit keeps outside its DB, one per environment. Upstream
