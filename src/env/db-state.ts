@@ -295,12 +295,8 @@ export class DbState<Root extends object = Record<string, unknown>> {
   /** `model_dump()` as a Python JSON value (declaration order). */
   dump(): PyValue {
     const out = new Map<string, PyValue>();
-    for (const field of this.ty.fields) {
-      const v = this.fields[field.name];
-      if (v instanceof CowMap) out.set(field.name, dumpTyped(field.ty, new Map(v.entries())));
-      else if (v instanceof CowList) out.set(field.name, dumpTyped(field.ty, [...v.toArray()]));
-      else out.set(field.name, dumpTyped(field.ty, v));
-    }
+    for (const field of this.ty.fields)
+      out.set(field.name, dumpTyped(field.ty, typedView(this.fields[field.name])));
     return out;
   }
 
@@ -332,47 +328,15 @@ export class DbState<Root extends object = Record<string, unknown>> {
 
   /** The straightforward full serialization hash (reference for {@link hash}; used by tests). */
   hashFull(): string {
-    const hasher = createHash("sha256");
-    const fields = [...this.ty.fields].sort((a, b) => byKey(a.name, b.name));
-    hasher.update("{");
-    fields.forEach((field, i) => {
-      if (i > 0) hasher.update(", ");
-      hasher.update(`${pyJsonString(field.name)}: `);
-      const v = this.fields[field.name];
-      if (v instanceof CowMap) hashMap(hasher, field.ty, v);
-      else if (v instanceof CowList) {
-        const itemTy = (field.ty as Extract<Ty, { kind: "list" }>).item;
-        const items = v.toArray();
-        hasher.update("[");
-        items.forEach((item, j) => {
-          if (j > 0) hasher.update(", ");
-          hasher.update(serializeSorted(itemTy, item), "latin1");
-        });
-        hasher.update("]");
-      } else hasher.update(serializeSorted(field.ty, v), "latin1");
-    });
-    hasher.update("}");
-    return hasher.digest("hex");
+    const plain: Record<string, unknown> = {};
+    for (const [name, v] of Object.entries(this.fields)) plain[name] = typedView(v);
+    return createHash("sha256").update(serializeSorted(this.ty, plain), "latin1").digest("hex");
   }
 }
 
-function hashMap(hasher: ReturnType<typeof createHash>, ty: Ty, map: CowMap<unknown>): void {
-  const valueTy = (ty as Extract<Ty, { kind: "dict" }>).value;
-  const keys = map.sortedKeys();
-  if (keys.length === 0) {
-    hasher.update("{}");
-    return;
-  }
-  const chunk: string[] = [];
-  keys.forEach((key, i) => {
-    chunk.push(i > 0 ? ", " : "{", pyJsonString(key), ": ", serializeSorted(valueTy, map.get(key)));
-    if (chunk.length >= 512) {
-      hasher.update(chunk.join(""), "latin1");
-      chunk.length = 0;
-    }
-  });
-  chunk.push("}");
-  hasher.update(chunk.join(""), "latin1");
+/** A top-level field as the typed serializers read it: they take dicts through `entries()`, lists as arrays. */
+function typedView(value: unknown): unknown {
+  return value instanceof CowList ? value.toArray() : value;
 }
 
 // ---------------------------------------------------------------------------
@@ -549,20 +513,7 @@ class HashSink {
 }
 
 function emitFullText(sink: HashSink, layout: FieldLayout, value: CowMap<unknown> | CowList<unknown>): void {
-  if (value instanceof CowMap) {
-    const valueTy = (layout.ty as Extract<Ty, { kind: "dict" }>).value;
-    const keys = value.sortedKeys();
-    const parts = keys.map(
-      (key, i) => `${i === 0 ? "{" : ", "}${pyJsonString(key)}: ${serializeSorted(valueTy, value.get(key))}`,
-    );
-    sink.text(keys.length === 0 ? "{}" : `${parts.join("")}}`);
-  } else {
-    const itemTy = (layout.ty as Extract<Ty, { kind: "list" }>).item;
-    const items = value.toArray();
-    sink.text(
-      items.length === 0 ? "[]" : `[${items.map((item) => serializeSorted(itemTy, item)).join(", ")}]`,
-    );
-  }
+  sink.text(serializeSorted(layout.ty, typedView(value)));
 }
 
 function lowerBound(keys: readonly string[], key: string): number {
