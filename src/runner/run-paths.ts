@@ -3,7 +3,7 @@
  * path ending in `.json`; the checkpoint sits beside it (`results.jsonl`).
  * Never inside the data folder (it is read-only reference data).
  */
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { UsageError } from "../core/errors.ts";
 
 /**
@@ -46,9 +46,4 @@ export function resolveResultsPath(saveTo: string, options: { cwd?: string; data
       );
   }
   return path;
-}
-
-/** The folder a bare run name resolves to (for messages). */
-export function runsFolder(cwd = process.cwd()): string {
-  return join(cwd, "runs");
 }
