@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SimulationRun } from "../core/simulation.ts";
-import { formatDuration, formatProgressLine, isSuccess, PlainProgress, RunProgress } from "./progress.ts";
+import { isSuccessful } from "../metrics/index.ts";
+import { formatDuration, formatProgressLine, PlainProgress, RunProgress } from "./progress.ts";
 
 const sim = (reward: number | null) =>
   SimulationRun.parse({
@@ -63,8 +64,8 @@ describe("RunProgress", () => {
   });
 
   it("uses upstream's 1e-6 success tolerance", () => {
-    expect(isSuccess(1 - 1e-7)).toBe(true);
-    expect(isSuccess(0.99)).toBe(false);
+    expect(isSuccessful(1 - 1e-7)).toBe(true);
+    expect(isSuccessful(0.99)).toBe(false);
   });
 });
 

@@ -6,11 +6,7 @@
 import { SingleBar } from "cli-progress";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { LlmEvent } from "../llm/events.ts";
-
-/** Upstream's success test for pass^k: reward within 1e-6 of 1. */
-export function isSuccess(reward: number): boolean {
-  return reward >= 1 - 1e-6 && reward <= 1 + 1e-6;
-}
+import { isSuccessful } from "../metrics/index.ts";
 
 /** A point-in-time view of the counters. */
 export interface ProgressSnapshot {
@@ -62,7 +58,7 @@ export class RunProgress {
       return;
     }
     this.evaluated++;
-    if (isSuccess(simulation.reward_info.reward)) this.successes++;
+    if (isSuccessful(simulation.reward_info.reward)) this.successes++;
   }
 
   /** A simulation started. */

@@ -6,9 +6,8 @@ import type { Message } from "../core/messages.ts";
 import type { Info } from "../core/results.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
-import { computeMetrics } from "../metrics/index.ts";
+import { computeMetrics, isSuccessful } from "../metrics/index.ts";
 import { formatUsageLine, parseRunUsage } from "./llm-usage.ts";
-import { isSuccess } from "./progress.ts";
 
 /** What a summary is computed from. */
 export interface SummaryInput {
@@ -26,7 +25,7 @@ const usd = (value: number | null) => (value === null ? "n/a" : `$${value.toFixe
 export function outcomeSymbol(simulation: SimulationRun | undefined): string {
   if (!simulation) return "·";
   if (simulation.termination_reason === "infrastructure_error" || !simulation.reward_info) return "!";
-  return isSuccess(simulation.reward_info.reward) ? "✓" : "✗";
+  return isSuccessful(simulation.reward_info.reward) ? "✓" : "✗";
 }
 
 /** The judge model recorded for a run, when taubench wrote it (null = `--judge none`). */
