@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { FileFormatError, formatIssuePath } from "../core/errors.ts";
 import type { Usage } from "../core/messages.ts";
-import { parseModelId } from "./model-id.ts";
+import { providerKey } from "./model-id.ts";
 
 /** Price of one model, USD per million tokens. Cache rates default to the input rate. */
 export const ModelPrice = z.object({
@@ -98,8 +98,7 @@ export const BUNDLED_PRICES: PriceTable = {
 export function lookupPrice(model: string, table: PriceTable = BUNDLED_PRICES): ModelPrice | null {
   let key: string;
   try {
-    const { provider, modelId } = parseModelId(model);
-    key = `${provider}/${modelId}`;
+    key = providerKey(model);
   } catch {
     return null;
   }
@@ -150,10 +149,9 @@ export function loadPriceTable(path: string, base: PriceTable = BUNDLED_PRICES):
   }
   const table: PriceTable = { ...base };
   for (const [model, price] of Object.entries(parsed.data.models)) {
-    let key = model;
+    let key: string;
     try {
-      const id = parseModelId(model);
-      key = `${id.provider}/${id.modelId}`;
+      key = providerKey(model);
     } catch {
       throw new FileFormatError(path, `models.${model}: not a provider/model name`);
     }
