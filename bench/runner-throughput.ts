@@ -188,7 +188,7 @@ export async function measureRunnerThroughput(
     lag.disable();
     const cpu = process.cpuUsage(cpuBefore);
     const exportStarted = performance.now();
-    await exportResults(`${join(folder, "results.json")}l`, join(folder, "results.json"));
+    await exportResults(outcome.checkpointPath, outcome.resultsPath);
     const exportMs = performance.now() - exportStarted;
     const failed = outcome.simulations.filter((s) => s.termination_reason === "infrastructure_error");
     if (failed.length > 0)
