@@ -31,9 +31,7 @@ export function resolveRunPath(target: string, cwd = process.cwd()): string {
   const path = resolve(cwd, target);
   if (existsSync(path) && statSync(path).isDirectory()) {
     candidates.push(join(path, "results.jsonl"), join(path, "results.json"));
-  } else if (target.endsWith(".json")) {
-    candidates.push(path);
-  } else if (target.endsWith(".jsonl")) {
+  } else if (target.endsWith(".json") || target.endsWith(".jsonl")) {
     candidates.push(path);
   } else {
     candidates.push(
@@ -61,9 +59,8 @@ export async function loadRun(target: string, cwd = process.cwd()): Promise<Load
       tasks: [...state.tasks.values()],
       simulations: [...state.simulations.values()],
       async full(indices) {
-        const wanted = new Set(indices.map((index) => lines[index]!).filter((line) => line !== undefined));
-        const byLine = await readSimulationsAt(path, wanted);
-        return byLine;
+        const wanted = new Set(indices.map((index) => lines[index]).filter((line) => line !== undefined));
+        return readSimulationsAt(path, wanted);
       },
     };
   }
