@@ -38,6 +38,7 @@ import { exportResults } from "./export.ts";
 import { importResultsFile, undoImport } from "./import-results.ts";
 import { LlmUsageCounter, runUsageToPy, sumRunUsage } from "./llm-usage.ts";
 import { type ProgressRenderer, RunProgress } from "./progress.ts";
+import { tasksNeedJudge } from "./regrade.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
 
@@ -122,13 +123,6 @@ export interface RunPlan {
   needsJudge: boolean;
 }
 
-function needsNlJudge(task: Task): boolean {
-  const criteria = task.evaluation_criteria;
-  return (
-    (criteria?.reward_basis.includes("NL_ASSERTION") ?? false) && (criteria?.nl_assertions?.length ?? 0) > 0
-  );
-}
-
 function readGuidelinesText(dataDir: string): string | null {
   // Upstream records the non-tools guideline text whatever the user got (P20).
   const path = join(dataDir, "user_simulator", "simulation_guidelines.md");
@@ -187,7 +181,7 @@ export function planRun(config: RunConfig): RunPlan {
   const seeds = trialSeeds(config.seed, config.numTrials);
   const agentLlm = agent.needsLlm ? config.agentLlm : null;
   const userLlm = user.needsLlm ? config.userLlm : null;
-  const needsJudge = tasks.some(needsNlJudge);
+  const needsJudge = tasksNeedJudge(tasks);
   const fingerprint: RunFingerprint = {
     domain: domain.name,
     agent: agent.name,
