@@ -42,6 +42,23 @@ export function checkpointUsage(state: Pick<CheckpointState, "sessions">): RunUs
   return sumRunUsage([...state.sessions.values()].map((session) => session.usage));
 }
 
+/**
+ * Files `simulation` under `key` unless a finished simulation already holds
+ * the key (see the module comment); the winner is re-inserted so iteration
+ * follows the order winners were written. Returns whether it was filed.
+ */
+export function keepWinner(
+  simulations: Map<string, SlimSimulation>,
+  key: string,
+  simulation: SlimSimulation,
+): boolean {
+  const existing = simulations.get(key);
+  if (existing && existing.termination_reason !== "infrastructure_error") return false;
+  simulations.delete(key);
+  simulations.set(key, simulation);
+  return true;
+}
+
 /** Reads a checkpoint into a {@link CheckpointState}; with `full` the transcripts are kept too. */
 export async function loadCheckpointState(
   path: string,
@@ -67,17 +84,12 @@ export async function loadCheckpointState(
       case "simulation": {
         const simulation = record.simulation;
         const key = keyOf(simulation);
-        const existing = state.simulations.get(key);
-        const isInfra = simulation.termination_reason === "infrastructure_error";
-        if (existing && existing.termination_reason !== "infrastructure_error") {
-          if (!isInfra) state.duplicates++;
-          break;
+        if (keepWinner(state.simulations, key, options.full ? simulation : slimSimulation(simulation))) {
+          state.lines.delete(key);
+          state.lines.set(key, lineNumber);
+        } else if (simulation.termination_reason !== "infrastructure_error") {
+          state.duplicates++;
         }
-        // Re-insert so iteration order follows the winning record's position.
-        state.simulations.delete(key);
-        state.simulations.set(key, options.full ? simulation : slimSimulation(simulation));
-        state.lines.delete(key);
-        state.lines.set(key, lineNumber);
         break;
       }
       case "session":

@@ -32,7 +32,7 @@ import {
   type SessionRecord,
   simulationKey,
 } from "./checkpoint.ts";
-import { loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
+import { keepWinner, loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
 import { ProviderScheduler } from "./concurrency.ts";
 import { exportResults } from "./export.ts";
 import { importResultsFile, undoImport } from "./import-results.ts";
@@ -470,12 +470,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
           const key = keyOf(simulation);
           const slim = slimSimulation(simulation);
           if (simulation.termination_reason !== "infrastructure_error") finished.set(key, slim);
-          // Same precedence as the checkpoint reader: a finished result outranks an infrastructure error.
-          const existing = all.get(key);
-          if (!existing || existing.termination_reason === "infrastructure_error") {
-            all.delete(key);
-            all.set(key, slim);
-          }
+          keepWinner(all, key, slim);
           session.recorded++;
           progress.finished(simulation);
           renderer?.update();
