@@ -146,6 +146,11 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Upstream's task id: `[intent]sub|issues[PERSONA:key]`. */
+function taskId(intent: IntentName, composed: ComposedTask, persona: PersonaKey): string {
+  return `[${intent}]${composed.name}[PERSONA:${persona}]`;
+}
+
 /** Why a composed task is rejected. */
 class Rejection extends Error {}
 
@@ -262,7 +267,7 @@ function createTask(
         compare_args: null,
       }));
   const task: GeneratedTask = {
-    id: `[${intent.name}]${composed.name}[PERSONA:${persona}]`,
+    id: taskId(intent.name, composed, persona),
     description: { purpose: intentTexts.purpose, relevant_policies: null, notes: null },
     user_scenario: {
       persona: texts.personas.get(persona) ?? null,
@@ -362,16 +367,13 @@ export function generateTelecomTasks(
         omitted++;
         return;
       }
-      let created: { task: GeneratedTask; fixable: boolean } | undefined;
+      let created: { task: GeneratedTask; fixable: boolean };
       try {
         created = createTask(intent, item, persona, texts, makeEnvironment);
         verifyTask(intent, created.task, created.fixable, makeEnvironment);
       } catch (error) {
         if (!(error instanceof Rejection)) throw error;
-        rejected.push({
-          id: created?.task.id ?? `[${intent.name}]${item.name}[PERSONA:${persona}]`,
-          reason: error.message,
-        });
+        rejected.push({ id: taskId(intent.name, item, persona), reason: error.message });
         return;
       }
       tasks.push(created.task);
