@@ -46,6 +46,11 @@ export function isPyNumber(value: unknown): value is number | PyFloat {
   return typeof value === "number" || value instanceof PyFloat;
 }
 
+/** True for Python dicts as JSON decodes them: `Map`s and plain objects (not lists, not boxed floats). */
+export function isPyDict(value: unknown): value is Map<string, PyValue> | { [key: string]: PyValue } {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat);
+}
+
 /** Python's type name of a JSON-decoded value (`str`, `int`, `float`, `NoneType`, …), as error texts show it. */
 export function pyTypeName(value: unknown): string {
   if (value === null || value === undefined) return "NoneType";

@@ -3,18 +3,13 @@
  * arguments (`x in dict`, `len`, iteration, `list.count`, `sorted`,
  * `str.lower`), with CPython's error texts for the wrong types a model may send.
  */
-import { PyFloat, pyEquals, pyTypeName } from "../core/py-json.ts";
+import { isPyDict, pyEquals, pyTypeName } from "../core/py-json.ts";
 import { AttributeError } from "../env/db-state.ts";
 import { PyTypeError } from "../env/toolkit.ts";
 
-/** A Python dict as tools receive it: a `Map` or a plain object (not a list, not a boxed float). */
-export function isDict(value: unknown): value is Record<string, unknown> | Map<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat);
-}
-
 /** `key in d` for a dict with string keys: unhashable keys raise, other non-strings are simply absent. */
 export function hasKey(map: { has(key: string): boolean }, key: unknown): key is string {
-  if (Array.isArray(key) || isDict(key)) throw new PyTypeError(`unhashable type: '${pyTypeName(key)}'`);
+  if (Array.isArray(key) || isPyDict(key)) throw new PyTypeError(`unhashable type: '${pyTypeName(key)}'`);
   return typeof key === "string" && map.has(key);
 }
 
@@ -28,7 +23,7 @@ export function pyIterate(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
   if (typeof value === "string") return [...value];
   if (value instanceof Map) return [...value.keys()];
-  if (isDict(value)) return Object.keys(value as object);
+  if (isPyDict(value)) return Object.keys(value as object);
   throw new PyTypeError(`'${pyTypeName(value)}' object is not iterable`);
 }
 
@@ -37,7 +32,7 @@ export function pyLen(value: unknown): number {
   if (Array.isArray(value)) return value.length;
   if (typeof value === "string") return [...value].length;
   if (value instanceof Map) return value.size;
-  if (isDict(value)) return Object.keys(value as object).length;
+  if (isPyDict(value)) return Object.keys(value as object).length;
   throw new PyTypeError(`object of type '${pyTypeName(value)}' has no len()`);
 }
 

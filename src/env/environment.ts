@@ -4,7 +4,16 @@
  * set-up (`set_state`), env assertions and DB hashes. See specs/common.md.
  */
 import type { Message, ToolCall, ToolMessage } from "../core/messages.ts";
-import { type PyValue, PyFloat, parsePyJson, pyDumps, pyEquals, pyStr, RawJson } from "../core/py-json.ts";
+import {
+  isPyDict,
+  type PyValue,
+  PyFloat,
+  parsePyJson,
+  pyDumps,
+  pyEquals,
+  pyStr,
+  RawJson,
+} from "../core/py-json.ts";
 import type { EnvAssertion, EnvFunctionCall, InitializationData } from "../core/task.ts";
 import { DbState } from "./db-state.ts";
 import { ModelDump, type ModelTy, validate } from "./model.ts";
@@ -278,21 +287,17 @@ function sameContent(a: string, b: string): boolean {
 
 /** Addict-style deep merge: nested dicts merge, everything else is replaced. */
 export function deepMerge(target: PyValue, update: unknown): PyValue {
-  if (!isDict(target) || !isDict(update)) return update as PyValue;
+  if (!isPyDict(target) || !isPyDict(update)) return update as PyValue;
   const out = new Map<string, PyValue>(target instanceof Map ? target : Object.entries(target));
   const entries = update instanceof Map ? [...update.entries()] : Object.entries(update as object);
   for (const [k, v] of entries) {
     const current = out.get(k);
     out.set(
       k,
-      current !== undefined && isDict(current) && isDict(v) ? deepMerge(current, v) : (v as PyValue),
+      current !== undefined && isPyDict(current) && isPyDict(v) ? deepMerge(current, v) : (v as PyValue),
     );
   }
   return out;
-}
-
-function isDict(v: unknown): v is Map<string, PyValue> | Record<string, PyValue> {
-  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof PyFloat);
 }
 
 function mergeInto(db: DbState<any>, update: unknown): DbState<any> {

@@ -9,6 +9,7 @@
  * keys), floats and ints are both `number` — the type says which is which.
  */
 import {
+  isPyDict,
   isPyNumber,
   PyFloat,
   parsePyJson,
@@ -134,9 +135,7 @@ function formatValidationMessage(modelName: string, issues: ValidationIssue[]): 
 
 function entriesOfInput(value: unknown): [string, unknown][] | undefined {
   if (value instanceof Map) return [...value.entries()];
-  if (value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat)) {
-    return Object.entries(value as Record<string, unknown>);
-  }
+  if (isPyDict(value)) return Object.entries(value);
   return undefined;
 }
 

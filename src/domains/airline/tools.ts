@@ -4,11 +4,11 @@
  * Python semantics where malformed input reaches it: dict lookups by
  * unhashable keys, int/float arithmetic, unvalidated assignments.
  */
-import { PyFloat, pyRepr, pyStr, pyTypeName } from "../../core/py-json.ts";
+import { isPyDict, PyFloat, pyRepr, pyStr, pyTypeName } from "../../core/py-json.ts";
 import type { DbState } from "../../env/db-state.ts";
 import { deepClone, isFrozenValue, modelResult, t, validate } from "../../env/model.ts";
 import { type JsonSchema, param, PyTypeError, type ToolDef, ToolError } from "../../env/toolkit.ts";
-import { hasKey, isDict, pyIterate, pyLen } from "../python-ops.ts";
+import { hasKey, pyIterate, pyLen } from "../python-ops.ts";
 import { calculate, transferToHumanAgents } from "../shared-tools.ts";
 import {
   AirportCode,
@@ -74,7 +74,7 @@ function item<V>(map: { has(key: string): boolean; get(key: string): V | undefin
  */
 function modelsIfAllDicts<T>(value: unknown, ty: typeof FlightInfo, title: string): T[] | unknown {
   const elements = pyIterate(value);
-  if (!elements.every(isDict)) return value;
+  if (!elements.every(isPyDict)) return value;
   return elements.map((element) => validate<T>(ty, element, title));
 }
 
