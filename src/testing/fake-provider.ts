@@ -134,6 +134,12 @@ interface Block {
   json: string;
 }
 
+/** One cacheable unit of a request: its JSON and estimated token count. */
+function toBlock(item: unknown, breakpoint = false): Block {
+  const json = JSON.stringify(item);
+  return { tokens: estimateTokens(json), breakpoint, json };
+}
+
 /** Prefix cache: hashes of prefixes that were written, with their token counts. */
 class PrefixCache {
   private readonly entries = new Set<string>();
@@ -206,10 +212,8 @@ class PrefixCache {
 
 function anthropicBlocks(body: any): Block[] {
   const blocks: Block[] = [];
-  const add = (item: unknown, breakpoint: boolean) => {
-    const json = JSON.stringify(withoutCacheControl(item));
-    blocks.push({ tokens: estimateTokens(json), breakpoint, json });
-  };
+  const add = (item: unknown, breakpoint: boolean) =>
+    blocks.push(toBlock(withoutCacheControl(item), breakpoint));
   for (const tool of body.tools ?? []) add(tool, tool.cache_control != null);
   const system =
     typeof body.system === "string" ? [{ type: "text", text: body.system }] : (body.system ?? []);
@@ -223,24 +227,13 @@ function anthropicBlocks(body: any): Block[] {
 }
 
 function openaiBlocks(body: any): Block[] {
-  const blocks: Block[] = [];
-  if (body.tools) {
-    const json = JSON.stringify(body.tools);
-    blocks.push({ tokens: estimateTokens(json), breakpoint: false, json });
-  }
-  for (const message of body.messages ?? []) {
-    const json = JSON.stringify(message);
-    blocks.push({ tokens: estimateTokens(json), breakpoint: false, json });
-  }
-  return blocks;
+  const messages: unknown[] = body.messages ?? [];
+  return [...(body.tools ? [toBlock(body.tools)] : []), ...messages.map((message) => toBlock(message))];
 }
 
 function googleBlocks(body: any): Block[] {
   const items = [body.systemInstruction, body.tools, ...(body.contents ?? [])].filter((x) => x != null);
-  return items.map((item) => {
-    const json = JSON.stringify(item);
-    return { tokens: estimateTokens(json), breakpoint: false, json };
-  });
+  return items.map((item) => toBlock(item));
 }
 
 function argumentsText(args: FakeToolCall["arguments"]): string {
