@@ -72,8 +72,13 @@ export function readDb<R extends object>(path: string, ty: ModelTy): DbState<R> 
   } else {
     raw = readPyJson(path, { maps: true });
   }
+  return DbState.fromValidated<R>(ty, validateDb(path, ty, raw));
+}
+
+/** Validates a DB file's content; a failure is a {@link FileFormatError} with the first issue. */
+export function validateDb(path: string, ty: ModelTy, raw: unknown): Record<string, unknown> {
   try {
-    return DbState.fromValidated<R>(ty, validate<Record<string, unknown>>(ty, raw));
+    return validate<Record<string, unknown>>(ty, raw);
   } catch (error) {
     if (error instanceof ModelValidationError) {
       throw new FileFormatError(path, error.message.split("\n").slice(0, 3).join(" "), { cause: error });

@@ -4,13 +4,12 @@
  * and solo mode is refused as upstream does.
  */
 import { join } from "node:path";
-import { FileFormatError, UsageError } from "../../core/errors.ts";
+import { UsageError } from "../../core/errors.ts";
 import type { Task, TaskSplits } from "../../core/task.ts";
 import { DbState } from "../../env/db-state.ts";
 import { Environment } from "../../env/environment.ts";
-import { ModelValidationError, validate } from "../../env/model.ts";
 import { Toolkit } from "../../env/toolkit.ts";
-import { readPyJson, readSplits, readTasks, readText } from "../files.ts";
+import { readPyJson, readSplits, readTasks, readText, validateDb } from "../files.ts";
 import type { Domain, DomainDefinition } from "../types.ts";
 import { type OrderRecord, RetailDb, RetailDbFile, type RetailRoot, storedFloat } from "./data-model.ts";
 import { retailTools } from "./tools.ts";
@@ -20,16 +19,7 @@ import { retailTools } from "./tools.ts";
  * with the one `any` field boxed (see `Order` in data-model.ts).
  */
 function readRetailDb(path: string): DbState<RetailRoot> {
-  const raw = readPyJson(path, { maps: true });
-  let value: Record<string, unknown>;
-  try {
-    value = validate<Record<string, unknown>>(RetailDbFile, raw);
-  } catch (error) {
-    if (error instanceof ModelValidationError) {
-      throw new FileFormatError(path, error.message.split("\n").slice(0, 3).join(" "), { cause: error });
-    }
-    throw error;
-  }
+  const value = validateDb(path, RetailDbFile, readPyJson(path, { maps: true }));
   for (const order of (value.orders as Map<string, OrderRecord>).values()) {
     const difference = order.exchange_price_difference;
     if (typeof difference === "number") order.exchange_price_difference = storedFloat(difference);
