@@ -20,6 +20,7 @@ import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
 import type { LlmClient } from "../llm/types.ts";
 import { getAgentDefinition, type AgentDefinition } from "../agents/registry.ts";
 import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
+import { GUIDELINES_FILE, GUIDELINES_WITH_TOOLS_FILE } from "../users/user-simulator.ts";
 import { runEpisode } from "../orchestrator/episode.ts";
 import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
 import {
@@ -123,9 +124,9 @@ export interface RunPlan {
   needsJudge: boolean;
 }
 
-function readGuidelinesText(dataDir: string): string | null {
-  // Upstream records the non-tools guideline text whatever the user got (P20).
-  const path = join(dataDir, "user_simulator", "simulation_guidelines.md");
+/** A user-simulator guideline file's text, or null when the data folder lacks it. */
+function readGuidelinesText(dataDir: string, file: string): string | null {
+  const path = join(dataDir, "user_simulator", file);
   return existsSync(path) ? readFileSync(path, "utf8") : null;
 }
 
@@ -143,12 +144,13 @@ function promptHashes(
   userUsesLlm: boolean,
   soloMode: boolean,
 ): Record<string, string | null> {
-  const file = domain.hasUserTools ? "simulation_guidelines_tools.md" : "simulation_guidelines.md";
-  const guidelines = join(dataDir, "user_simulator", file);
+  const guidelines = userUsesLlm
+    ? readGuidelinesText(dataDir, domain.hasUserTools ? GUIDELINES_WITH_TOOLS_FILE : GUIDELINES_FILE)
+    : null;
   return {
     agent_instructions: agentInstructions === undefined ? null : sha256(agentInstructions),
     policy: sha256(domain.policy({ soloMode })),
-    user_guidelines: userUsesLlm && existsSync(guidelines) ? sha256(readFileSync(guidelines, "utf8")) : null,
+    user_guidelines: guidelines === null ? null : sha256(guidelines),
   };
 }
 
@@ -209,7 +211,8 @@ export function planRun(config: RunConfig): RunPlan {
       implementation: user.name,
       llm: userLlm,
       llm_args: config.userLlmArgs,
-      global_simulation_guidelines: readGuidelinesText(config.dataDir),
+      // Upstream records the non-tools guideline text whatever the user got (P20).
+      global_simulation_guidelines: readGuidelinesText(config.dataDir, GUIDELINES_FILE),
     },
     agent_info: { implementation: agent.name, llm: agentLlm, llm_args: config.agentLlmArgs },
     environment_info: { domain_name: domain.name, policy: domain.policy({ soloMode }) },
