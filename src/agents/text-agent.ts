@@ -12,7 +12,7 @@ import {
   nowIso,
   type ToolCall,
 } from "../core/messages.ts";
-import { PyFloat, PyJsonSyntaxError, parsePyJson, pyDumps } from "../core/py-json.ts";
+import { PyFloat, parsePyJson, pyDumps } from "../core/py-json.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmClient, LlmMessage } from "../llm/types.ts";
 import { AgentError, AgentOutputError } from "./errors.ts";
@@ -173,8 +173,7 @@ export function parseTextAction(agentName: string, reply: string): TextAction {
     try {
       value = parsePyJson(text.slice(start, end + 1));
     } catch (inner) {
-      const detail =
-        inner instanceof PyJsonSyntaxError || inner instanceof Error ? inner.message : String(inner);
+      const detail = inner instanceof Error ? inner.message : String(inner);
       throw new AgentOutputError(agentName, `the action is not valid JSON (${detail})`, reply, {
         cause: inner,
       });
