@@ -1,5 +1,6 @@
 /** Reading domain data files with errors that name the file and the field. */
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { FileFormatError, formatIssuePath } from "../core/errors.ts";
@@ -85,4 +86,31 @@ export function validateDb(path: string, ty: ModelTy, raw: unknown): Record<stri
     }
     throw error;
   }
+}
+
+/** A domain folder's tasks, splits and text files, each read on first use and then kept. */
+export interface DomainFiles {
+  tasks(): Task[];
+  splits(): TaskSplits;
+  /** A text file of the folder (policies, manuals), by file name. */
+  text(file: string): string;
+}
+
+/** Lazy, cached readers for the standard files of a domain folder. */
+export function domainFiles(dir: string): DomainFiles {
+  let tasks: Task[] | undefined;
+  let splits: TaskSplits | undefined;
+  const texts = new Map<string, string>();
+  return {
+    tasks: () => (tasks ??= readTasks(join(dir, "tasks.json"))),
+    splits: () => (splits ??= readSplits(join(dir, "split_tasks.json"))),
+    text: (file) => {
+      let value = texts.get(file);
+      if (value === undefined) {
+        value = readText(join(dir, file));
+        texts.set(file, value);
+      }
+      return value;
+    },
+  };
 }

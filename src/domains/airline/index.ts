@@ -4,10 +4,9 @@
  */
 import { join } from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import type { Task, TaskSplits } from "../../core/task.ts";
 import { Environment } from "../../env/environment.ts";
 import { Toolkit } from "../../env/toolkit.ts";
-import { readDb, readSplits, readTasks, readText } from "../files.ts";
+import { domainFiles, readDb } from "../files.ts";
 import type { Domain, DomainDefinition } from "../types.ts";
 import { type AirlineRoot, FlightDb } from "./model.ts";
 import { airlineTools } from "./tools.ts";
@@ -16,10 +15,8 @@ import { airlineTools } from "./tools.ts";
 function load(dataDir: string): Domain {
   const dir = join(dataDir, "domains", "airline");
   const baseDb = readDb<AirlineRoot>(join(dir, "db.json"), FlightDb);
-  let tasks: Task[] | undefined;
-  let splits: TaskSplits | undefined;
-  let policyText: string | undefined;
-  const policy = () => (policyText ??= readText(join(dir, "policy.md")));
+  const files = domainFiles(dir);
+  const policy = () => files.text("policy.md");
   return {
     name: "airline",
     supportsSolo: false,
@@ -32,8 +29,8 @@ function load(dataDir: string): Domain {
         tools: new Toolkit("AirlineTools", airlineTools, [], baseDb.fork()),
       });
     },
-    tasks: () => (tasks ??= readTasks(join(dir, "tasks.json"))),
-    splits: () => (splits ??= readSplits(join(dir, "split_tasks.json"))),
+    tasks: files.tasks,
+    splits: files.splits,
     policy,
   };
 }

@@ -3,13 +3,12 @@
  * (specs/mock.md). The user has a notification inbox of their own.
  */
 import { join } from "node:path";
-import type { Task, TaskSplits } from "../../core/task.ts";
 import type { CowMap, DbState } from "../../env/db-state.ts";
 import { Environment } from "../../env/environment.ts";
 import { modelResult, t, validate } from "../../env/model.ts";
 import { type FunctionDef, param, type ToolDef, ToolError, Toolkit } from "../../env/toolkit.ts";
 import { transferToHumanAgents } from "../shared-tools.ts";
-import { readDb, readSplits, readTasks, readText } from "../files.ts";
+import { domainFiles, readDb } from "../files.ts";
 import type { Domain, DomainDefinition, EnvironmentOptions } from "../types.ts";
 
 const MockTask = t.model("Task", {
@@ -194,18 +193,9 @@ function load(dataDir: string): Domain {
   const dir = join(dataDir, "domains", "mock");
   const baseDb = readDb<MockRoot>(join(dir, "db.json"), MockDb);
   const baseUserDb = readDb<MockUserRoot>(join(dir, "user_db.json"), MockUserDb);
-  let tasks: Task[] | undefined;
-  let splits: TaskSplits | undefined;
-  const policies = new Map<boolean, string>();
-  const policy = (options: EnvironmentOptions = {}) => {
-    const solo = options.soloMode ?? false;
-    let text = policies.get(solo);
-    if (text === undefined) {
-      text = readText(join(dir, solo ? "policy_solo.md" : "policy.md"));
-      policies.set(solo, text);
-    }
-    return text;
-  };
+  const files = domainFiles(dir);
+  const policy = (options: EnvironmentOptions = {}) =>
+    files.text(options.soloMode ? "policy_solo.md" : "policy.md");
   return {
     name: "mock",
     supportsSolo: true,
@@ -218,8 +208,8 @@ function load(dataDir: string): Domain {
         userTools: new Toolkit("MockUserTools", userTools, userHelpers, baseUserDb.fork()),
         soloMode: options.soloMode ?? false,
       }),
-    tasks: () => (tasks ??= readTasks(join(dir, "tasks.json"))),
-    splits: () => (splits ??= readSplits(join(dir, "split_tasks.json"))),
+    tasks: files.tasks,
+    splits: files.splits,
     policy,
   };
 }

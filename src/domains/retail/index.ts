@@ -5,11 +5,10 @@
  */
 import { join } from "node:path";
 import { UsageError } from "../../core/errors.ts";
-import type { Task, TaskSplits } from "../../core/task.ts";
 import { DbState } from "../../env/db-state.ts";
 import { Environment } from "../../env/environment.ts";
 import { Toolkit } from "../../env/toolkit.ts";
-import { readPyJson, readSplits, readTasks, readText, validateDb } from "../files.ts";
+import { domainFiles, readPyJson, validateDb } from "../files.ts";
 import type { Domain, DomainDefinition } from "../types.ts";
 import { type OrderRecord, RetailDb, RetailDbFile, type RetailRoot, storedFloat } from "./data-model.ts";
 import { retailTools } from "./tools.ts";
@@ -31,10 +30,8 @@ function readRetailDb(path: string): DbState<RetailRoot> {
 function load(dataDir: string): Domain {
   const dir = join(dataDir, "domains", "retail");
   const baseDb = readRetailDb(join(dir, "db.json"));
-  let tasks: Task[] | undefined;
-  let splits: TaskSplits | undefined;
-  let policyText: string | undefined;
-  const policy = () => (policyText ??= readText(join(dir, "policy.md")));
+  const files = domainFiles(dir);
+  const policy = () => files.text("policy.md");
   return {
     name: "retail",
     supportsSolo: false,
@@ -47,8 +44,8 @@ function load(dataDir: string): Domain {
         tools: new Toolkit("RetailTools", retailTools, [], baseDb.fork()),
       });
     },
-    tasks: () => (tasks ??= readTasks(join(dir, "tasks.json"))),
-    splits: () => (splits ??= readSplits(join(dir, "split_tasks.json"))),
+    tasks: files.tasks,
+    splits: files.splits,
     policy,
   };
 }

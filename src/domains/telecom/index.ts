@@ -6,10 +6,9 @@
  * both share the data files, tasks and splits.
  */
 import { join } from "node:path";
-import type { Task, TaskSplits } from "../../core/task.ts";
 import type { DbState } from "../../env/db-state.ts";
 import { Environment } from "../../env/environment.ts";
-import { readDb, readSplits, readTasks, readText } from "../files.ts";
+import { type DomainFiles, domainFiles, readDb } from "../files.ts";
 import type { Domain, DomainDefinition, EnvironmentOptions } from "../types.ts";
 import { DraftBillIds, makeAgentToolkit } from "./agent-tools.ts";
 import { TelecomDb, type TelecomRoot, type TelecomUserRoot, TelecomUserDb } from "./models.ts";
@@ -38,12 +37,9 @@ export function telecomPolicy(main: string, techSupport: string): string {
 
 /** Files shared by both variants, parsed once per data folder. */
 interface TelecomData {
-  dir: string;
   db: DbState<TelecomRoot>;
   userDb: DbState<TelecomUserRoot>;
-  tasks?: Task[];
-  splits?: TaskSplits;
-  texts: Map<string, string>;
+  files: DomainFiles;
 }
 
 const shared = new Map<string, TelecomData>();
@@ -53,10 +49,9 @@ function telecomData(dataDir: string): TelecomData {
   if (!data) {
     const dir = join(dataDir, "domains", "telecom");
     data = {
-      dir,
       db: readDb<TelecomRoot>(join(dir, "db.toml"), TelecomDb),
       userDb: readDb<TelecomUserRoot>(join(dir, "user_db.toml"), TelecomUserDb),
-      texts: new Map(),
+      files: domainFiles(dir),
     };
     shared.set(dataDir, data);
   }
@@ -65,17 +60,9 @@ function telecomData(dataDir: string): TelecomData {
 
 function loadVariant(name: string, kind: TelecomPolicyKind, dataDir: string): Domain {
   const data = telecomData(dataDir);
-  const text = (file: string) => {
-    let value = data.texts.get(file);
-    if (value === undefined) {
-      value = readText(join(data.dir, file));
-      data.texts.set(file, value);
-    }
-    return value;
-  };
   const policy = (options: EnvironmentOptions = {}) => {
     const [main, tech] = POLICY_FILES[kind][options.soloMode ? "solo" : "normal"];
-    return telecomPolicy(text(main), text(tech));
+    return telecomPolicy(data.files.text(main), data.files.text(tech));
   };
   return {
     name,
@@ -90,8 +77,8 @@ function loadVariant(name: string, kind: TelecomPolicyKind, dataDir: string): Do
         soloMode: options.soloMode ?? false,
         sync: syncTelecom,
       }),
-    tasks: () => (data.tasks ??= readTasks(join(data.dir, "tasks.json"))),
-    splits: () => (data.splits ??= readSplits(join(data.dir, "split_tasks.json"))),
+    tasks: data.files.tasks,
+    splits: data.files.splits,
     policy,
   };
 }
