@@ -7,6 +7,7 @@ import { pyEquals, pyFixed, pyFloat, pyFloatRepr, pyStr, pyTypeName, toNumber } 
 import type { DbState } from "../../env/db-state.ts";
 import { modelResult, t, validate } from "../../env/model.ts";
 import { type FunctionDef, param, type ToolDef, ToolError, Toolkit } from "../../env/toolkit.ts";
+import { pyLower } from "../python-ops.ts";
 import { transferToHumanAgents } from "../shared-tools.ts";
 import {
   agentRoot,
@@ -159,12 +160,6 @@ function pyStartsWith(value: unknown, prefix: string): boolean {
   if (typeof value !== "string")
     throw new ToolError(`'${pyTypeName(value)}' object has no attribute 'startswith'`);
   return value.startsWith(prefix);
-}
-
-function pyLower(value: unknown): string {
-  if (typeof value !== "string")
-    throw new ToolError(`'${pyTypeName(value)}' object has no attribute 'lower'`);
-  return value.toLowerCase();
 }
 
 /** Adds a charge (or credit) to the customer's draft bill, creating one if needed (`_apply_one_time_charge`). */

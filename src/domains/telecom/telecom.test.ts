@@ -91,6 +91,9 @@ describe.skipIf(!dataDir)("telecom domain (skipped: TAU_DATA_DIR not set)", () =
       '"bill_ids": ["B1001", "B1002", "B1003"], "created_at": "2025-01-15 10:30:00", "last_extension_date": null, "goodwill_credit_used_this_year": 25.0}',
     );
     expect(call(env, "get_customer_by_name", { full_name: "nobody", dob: "1900-01-01" }).content).toBe("[]");
+    expect(call(env, "get_customer_by_name", { full_name: 7, dob: "1900-01-01" }).content).toBe(
+      "Error: 'int' object has no attribute 'lower'",
+    );
     expect(call(env, "get_details_by_id", { id: "X1" }).content).toBe("Error: Unknown ID format or type: X1");
     expect(call(env, "suspend_line", { customer_id: "C1001", line_id: "L9" }).content).toBe(
       "Error: TelecomTools.suspend_line() missing 1 required positional argument: 'reason'",
@@ -242,6 +245,9 @@ describe.skipIf(!dataDir)("telecom domain (skipped: TAU_DATA_DIR not set)", () =
     );
     expect(user("grant_app_permission", { app_name: "messaging", permission: "Camera" })).toBe(
       "Error. Permission 'camera' not tracked for app 'messaging', available permissions: ['sms', 'storage', 'phone', 'network']\nStatus Bar: 📶³ Good | 5G | 📱 Data Enabled | 🔋 80%",
+    );
+    expect(user("grant_app_permission", { app_name: "messaging", permission: null })).toBe(
+      "Error: 'NoneType' object has no attribute 'lower'",
     );
     expect(user("set_network_mode_preference", { mode: "6g" })).toBe(
       "Failed to set network mode: '6g' is not a valid option. Please use one of: 4g_5g_preferred, 4g_only, 3g_only, 2g_only\nStatus Bar: 📶³ Good | 5G | 📱 Data Enabled | 🔋 80%",

@@ -8,6 +8,7 @@ import { pyEquals, pyFixed, pyFloatRepr, pyRepr, pyStr, pyTypeName, toNumber } f
 import type { DbState } from "../../env/db-state.ts";
 import { ModelValidationError, validate } from "../../env/model.ts";
 import { type FunctionDef, param, type ToolDef, ToolError, Toolkit } from "../../env/toolkit.ts";
+import { pyLower } from "../python-ops.ts";
 import {
   canSendMms,
   effectiveSimStatus,
@@ -107,13 +108,6 @@ function toggleRoaming(root: TelecomUserRoot): boolean {
 function toggleDataSaver(root: TelecomUserRoot): boolean {
   root.device.data_saver_mode = !root.device.data_saver_mode;
   return root.device.data_saver_mode;
-}
-
-/** Python `str.lower()` on a value that should be a string (AttributeError text otherwise). */
-function lower(value: unknown): string {
-  if (typeof value !== "string")
-    throw new ToolError(`'${pyTypeName(value)}' object has no attribute 'lower'`);
-  return value.toLowerCase();
 }
 
 function grantedPermissions(permissions: Record<AppPermission, boolean>): string[] {
@@ -525,7 +519,7 @@ const userTools: readonly ToolDef<UserToolsState>[] = [
     run: ({ db }, a) => {
       const { device } = phone(db);
       const app = appOf(device, a.app_name);
-      const permission = lower(a.permission);
+      const permission = pyLower(a.permission);
       const name = pyStr(a.app_name);
       let message: string;
       if (!app) {
@@ -788,7 +782,7 @@ const userHelpers: readonly FunctionDef<UserToolsState>[] = [
     params: [param("app_name", str), param("permission", str)],
     run: ({ db }, a) => {
       const app = appOf(device(db), a.app_name);
-      const permission = lower(a.permission);
+      const permission = pyLower(a.permission);
       const name = pyStr(a.app_name);
       if (!app) return [false, `App '${name}' not found. Cannot remove permission.`];
       if (!(APP_PERMISSIONS as readonly string[]).includes(permission)) {
@@ -847,7 +841,7 @@ const userHelpers: readonly FunctionDef<UserToolsState>[] = [
       const { speedMbps, description } = speed(db);
       const fastEnough = (speedMbps ?? 0.0) >= toNumber(a.expected_speed);
       if (a.expected_desc === null || a.expected_desc === undefined) return fastEnough;
-      return fastEnough && description.toLowerCase() === lower(a.expected_desc);
+      return fastEnough && description.toLowerCase() === pyLower(a.expected_desc);
     },
   },
   {
