@@ -17,9 +17,10 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
-import { FileFormatError, formatIssuePath } from "./errors.ts";
+import { FileFormatError } from "./errors.ts";
 import { PyNumber } from "./messages.ts";
-import { PyFloat, type PyValue, PyJsonSyntaxError, parsePyJson, pyDumps, pyFloat } from "./py-json.ts";
+import { PyFloat, type PyValue, pyDumps, pyFloat } from "./py-json.ts";
+import { parseOrThrow, readPyJson } from "./read-files.ts";
 import { SimulationRun } from "./simulation.ts";
 import { Task } from "./task.ts";
 
@@ -468,50 +469,13 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function readJson(path: string): PyValue {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new FileFormatError(path, code === "ENOENT" ? "file not found" : `cannot read (${code})`, {
-      cause: error,
-    });
-  }
-  try {
-    return parsePyJson(text);
-  } catch (error) {
-    if (error instanceof PyJsonSyntaxError) {
-      throw new FileFormatError(path, `invalid JSON: ${error.message}`, { cause: error });
-    }
-    throw error;
-  }
-}
-
-/** Validates with a schema; the error is one line naming the file and the field path. */
-export function parseOrThrow<S extends z.ZodType>(
-  path: string,
-  schema: S,
-  value: unknown,
-  prefix = "",
-): z.infer<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const where = formatIssuePath([...(prefix ? [prefix] : []), ...issue.path]);
-  const detail = /received undefined$/.test(issue.message)
-    ? "missing required field"
-    : issue.message.replace(/\s+/g, " ");
-  throw new FileFormatError(path, `${where}: ${detail}`);
-}
-
 /**
  * Reads an upstream (or taubench-written) results file in either layout.
  * Malformed input is a {@link FileFormatError} naming the file and the field.
  */
 export function readResultsFile(path: string): Results {
   const layout = resultsLayout(path);
-  const raw = readJson(layout.metadataPath);
+  const raw = readPyJson(layout.metadataPath);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw) || raw instanceof Map) {
     throw new FileFormatError(layout.metadataPath, "(root): expected a JSON object");
   }
@@ -526,7 +490,7 @@ export function readResultsFile(path: string): Results {
     : [];
   const simulations = files.map((name) => {
     const file = join(layout.simulationsDir, name);
-    return parseOrThrow(file, SimulationRun, readJson(file));
+    return parseOrThrow(file, SimulationRun, readPyJson(file));
   });
   const results = parseOrThrow(layout.metadataPath, Results, { ...meta, simulations: [] });
   if (results.simulation_index !== null) {

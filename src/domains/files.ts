@@ -1,45 +1,14 @@
 /** Reading domain data files with errors that name the file and the field. */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import type { z } from "zod";
 import { FileFormatError, formatIssuePath } from "../core/errors.ts";
-import { type PyValue, parsePyJson, PyJsonSyntaxError } from "../core/py-json.ts";
+import { parseOrThrow, readPyJson, readText } from "../core/read-files.ts";
 import { Task, TaskSplits } from "../core/task.ts";
 import { DbState } from "../env/db-state.ts";
 import { type ModelTy, ModelValidationError, validate } from "../env/model.ts";
 
-/** Reads a UTF-8 text file; a missing file is a {@link FileFormatError}. */
-export function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new FileFormatError(path, code === "ENOENT" ? "file not found" : `cannot read (${code})`, {
-      cause: error,
-    });
-  }
-}
-
-/** Parses a JSON file the Python way (int/float kept; `maps` keeps key order of integer-like keys). */
-export function readPyJson(path: string, options: { maps?: boolean } = {}): PyValue {
-  const text = readText(path);
-  try {
-    return parsePyJson(text, options);
-  } catch (error) {
-    if (error instanceof PyJsonSyntaxError)
-      throw new FileFormatError(path, `invalid JSON: ${error.message}`, { cause: error });
-    throw error;
-  }
-}
-
-/** Parses and validates a file with a zod schema; the error names the failing field. */
-export function parseWith<S extends z.ZodType>(path: string, schema: S, value: unknown): z.infer<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw new FileFormatError(path, `${formatIssuePath(issue.path)}: ${issue.message}`);
-}
+/** The generic file readers, for domain code and the user simulator's guideline files. */
+export { readPyJson, readText };
 
 /** Loads a task file (a JSON list of tasks). */
 export function readTasks(path: string): Task[] {
@@ -57,7 +26,7 @@ export function readTasks(path: string): Task[] {
 
 /** Loads a split file. */
 export function readSplits(path: string): TaskSplits {
-  return parseWith(path, TaskSplits, readPyJson(path));
+  return parseOrThrow(path, TaskSplits, readPyJson(path));
 }
 
 /** Loads a DB file (JSON or TOML) into a frozen base {@link DbState}. */

@@ -1,0 +1,46 @@
+/** Reading text, JSON and schema-checked files with errors that name the file (and the field). */
+import { readFileSync } from "node:fs";
+import type { z } from "zod";
+import { FileFormatError, formatIssuePath } from "./errors.ts";
+import { type PyValue, parsePyJson, PyJsonSyntaxError } from "./py-json.ts";
+
+/** Reads a UTF-8 text file; a missing file is a {@link FileFormatError}. */
+export function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new FileFormatError(path, code === "ENOENT" ? "file not found" : `cannot read (${code})`, {
+      cause: error,
+    });
+  }
+}
+
+/** Parses a JSON file the Python way (int/float kept; `maps` keeps key order of integer-like keys). */
+export function readPyJson(path: string, options: { maps?: boolean } = {}): PyValue {
+  const text = readText(path);
+  try {
+    return parsePyJson(text, options);
+  } catch (error) {
+    if (error instanceof PyJsonSyntaxError)
+      throw new FileFormatError(path, `invalid JSON: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+/** Validates with a schema; the error is one line naming the file and the field path. */
+export function parseOrThrow<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  value: unknown,
+  prefix = "",
+): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = formatIssuePath([...(prefix ? [prefix] : []), ...issue.path]);
+  const detail = /received undefined$/.test(issue.message)
+    ? "missing required field"
+    : issue.message.replace(/\s+/g, " ");
+  throw new FileFormatError(path, `${where}: ${detail}`);
+}
