@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
+  compareCodePoints,
   isPyFloat,
   PyFloat,
   type PyValue,
@@ -136,5 +137,22 @@ describe("Python-compatible JSON helpers", () => {
     const text = '{"10": 1, "2": 2}';
     expect(pyDumps(parsePyJson(text, { maps: true }))).toBe(text);
     expect(pyDumps(parsePyJson(text))).toBe('{"2": 2, "10": 1}');
+  });
+
+  it("sorts keys by code point, as Python does (astral characters after U+E000–U+FFFF)", () => {
+    const keys = ["\u{1F600}", "\uE000", "b", "a\u{1F600}", "a\uFFFF", "ab", ""];
+    expect([...keys].sort(compareCodePoints)).toEqual([
+      "",
+      "ab",
+      "a\uFFFF",
+      "a\u{1F600}",
+      "b",
+      "\uE000",
+      "\u{1F600}",
+    ]);
+    const value = { "\u{1F600}": 2, "\uE000": 1, b: 3, "a\u{1F600}": 4, "a\uFFFF": 5 };
+    expect(pyDumps(value, { sortKeys: true })).toBe(
+      '{"a\\uffff": 5, "a\\ud83d\\ude00": 4, "b": 3, "\\ue000": 1, "\\ud83d\\ude00": 2}',
+    );
   });
 });

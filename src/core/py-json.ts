@@ -51,6 +51,28 @@ export function isPyDict(value: unknown): value is Map<string, PyValue> | { [key
   return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof PyFloat);
 }
 
+/**
+ * Python's `str` order (by code point), used wherever keys are sorted. JavaScript's `<` compares
+ * UTF-16 units, which would put astral characters (surrogate pairs) before U+E000–U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Below U+D800 units and code points agree; above, surrogates must rank after U+E000–U+FFFF.
+    if (x >= 0xd800 && y >= 0xd800) return codePointRank(x) - codePointRank(y);
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
+}
+
 /** Python's type name of a JSON-decoded value (`str`, `int`, `float`, `NoneType`, …), as error texts show it. */
 export function pyTypeName(value: unknown): string {
   if (value === null || value === undefined) return "NoneType";
@@ -246,7 +268,7 @@ export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
 function entriesOf(value: object, sortKeys: boolean): [string, unknown][] {
   const entries: [string, unknown][] =
     value instanceof Map ? [...value.entries()] : Object.entries(value as Record<string, unknown>);
-  if (sortKeys) entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  if (sortKeys) entries.sort((a, b) => compareCodePoints(a[0], b[0]));
   return entries;
 }
 

@@ -3,7 +3,7 @@
  * arguments (`x in dict`, `len`, iteration, `list.count`, `sorted`,
  * `str.lower`), with CPython's error texts for the wrong types a model may send.
  */
-import { isPyDict, pyEquals, pyTypeName } from "../core/py-json.ts";
+import { compareCodePoints, isPyDict, pyEquals, pyTypeName } from "../core/py-json.ts";
 import { AttributeError } from "../env/db-state.ts";
 import { PyTypeError } from "../env/toolkit.ts";
 
@@ -61,20 +61,6 @@ export function pySortedStrings(value: unknown): string[] {
     throw new PyTypeError(`'<' not supported between instances of '${pyTypeName(odd)}' and 'str'`);
   }
   return [...(items as string[])].sort(compareCodePoints);
-}
-
-/** Code-point order of two strings (Python's `str` comparison). */
-export function compareCodePoints(a: string, b: string): number {
-  if (a === b) return 0;
-  const left = [...a];
-  const right = [...b];
-  const n = Math.min(left.length, right.length);
-  for (let i = 0; i < n; i++) {
-    const x = left[i]!.codePointAt(0)!;
-    const y = right[i]!.codePointAt(0)!;
-    if (x !== y) return x - y;
-  }
-  return left.length - right.length;
 }
 
 /** `value.lower()`: only strings have it. */

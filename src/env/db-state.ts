@@ -4,7 +4,7 @@
  * writes. Hashing reuses cached serializations of the untouched (frozen) entries.
  */
 import { createHash, type Hash } from "node:crypto";
-import { pyJsonString, type PyValue } from "../core/py-json.ts";
+import { compareCodePoints, pyJsonString, type PyValue } from "../core/py-json.ts";
 import {
   deepClone,
   deepFreeze,
@@ -14,10 +14,6 @@ import {
   serializeSorted,
   type Ty,
 } from "./model.ts";
-
-function byKey(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 const sortedKeysCache = new WeakMap<ReadonlyMap<string, unknown>, string[]>();
 
@@ -97,11 +93,11 @@ export class CowMap<V> {
   sortedKeys(): string[] {
     let baseSorted = sortedKeysCache.get(this.base);
     if (!baseSorted) {
-      baseSorted = [...this.base.keys()].sort(byKey);
+      baseSorted = [...this.base.keys()].sort(compareCodePoints);
       sortedKeysCache.set(this.base, baseSorted);
     }
     if (!this.added || this.added.length === 0) return baseSorted;
-    return [...baseSorted, ...this.added].sort(byKey);
+    return [...baseSorted, ...this.added].sort(compareCodePoints);
   }
 
   /** The shared frozen map this one is layered over. */
@@ -388,7 +384,7 @@ function buildBaseStream(ty: ModelTy, fields: Record<string, unknown>): BaseStre
   };
   const layouts: FieldLayout[] = [];
   push("{");
-  const sorted = [...ty.fields].sort((a, b) => byKey(a.name, b.name));
+  const sorted = [...ty.fields].sort((a, b) => compareCodePoints(a.name, b.name));
   sorted.forEach((field, i) => {
     const headerStart = length;
     push(`${i > 0 ? ", " : ""}${pyJsonString(field.name)}: `);
@@ -521,7 +517,7 @@ function lowerBound(keys: readonly string[], key: string): number {
   let high = keys.length;
   while (low < high) {
     const middle = (low + high) >> 1;
-    if (keys[middle]! < key) low = middle + 1;
+    if (compareCodePoints(keys[middle]!, key) < 0) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -539,7 +535,7 @@ function emitMap(sink: HashSink, layout: FieldLayout, map: CowMap<unknown>): voi
     sink.base(layout.valueStart, layout.valueEnd);
     return;
   }
-  changed.sort(byKey);
+  changed.sort(compareCodePoints);
   const valueTy = (layout.ty as Extract<Ty, { kind: "dict" }>).value;
   let cursor = 0;
   let emitted = false;

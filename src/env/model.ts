@@ -9,6 +9,7 @@
  * keys), floats and ints are both `number` — the type says which is which.
  */
 import {
+  compareCodePoints,
   isPyDict,
   isPyNumber,
   PyFloat,
@@ -428,7 +429,7 @@ const sortedFieldsCache = new WeakMap<ModelTy, FieldSpec[]>();
 function sortedFields(ty: ModelTy): FieldSpec[] {
   let fields = sortedFieldsCache.get(ty);
   if (!fields) {
-    fields = [...ty.fields].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    fields = [...ty.fields].sort((a, b) => compareCodePoints(a.name, b.name));
     sortedFieldsCache.set(ty, fields);
   }
   return fields;
@@ -446,7 +447,7 @@ function fieldKey(name: string): string {
 }
 
 function byKey(a: [string, unknown], b: [string, unknown]): number {
-  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+  return compareCodePoints(a[0], b[0]);
 }
 
 /**

@@ -3,6 +3,7 @@
  * description and a kind. Calls are bound like Python keyword calls (no type
  * validation, upstream's TypeError texts for missing or unexpected arguments).
  */
+import { compareCodePoints } from "../core/py-json.ts";
 import type { DbState } from "./db-state.ts";
 
 /** Upstream's `ToolType`. */
@@ -115,7 +116,7 @@ function sortKeysDeep(value: unknown, keepOrder = false): unknown {
   if (Array.isArray(value)) return value.map((v) => sortKeysDeep(v));
   if (value === null || typeof value !== "object") return value;
   const entries = Object.entries(value as Record<string, unknown>);
-  if (!keepOrder) entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  if (!keepOrder) entries.sort((a, b) => compareCodePoints(a[0], b[0]));
   // `properties` keep parameter order; `$defs` entries keep their own order.
   return Object.fromEntries(
     entries.map(([k, v]) => [k, sortKeysDeep(v, k === "properties" || k === "$defs")]),
