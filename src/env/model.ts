@@ -143,7 +143,8 @@ function entriesOfInput(value: unknown): [string, unknown][] | undefined {
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?$/;
 
-function failInto(
+/** Records a validation issue; returns undefined so a failing branch can `return fail(...)`. */
+function fail(
   issues: ValidationIssue[],
   loc: (string | number)[],
   input: unknown,
@@ -155,8 +156,6 @@ function failInto(
 }
 
 function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: ValidationIssue[]): unknown {
-  // No per-call closure here: this runs for every value of a loaded DB and every validated argument.
-  const fail = failInto;
   switch (ty.kind) {
     case "str":
       return typeof value === "string"
