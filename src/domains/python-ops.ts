@@ -5,12 +5,22 @@
  */
 import { compareCodePoints, isPyDict, pyEquals, pyTypeName } from "../core/py-json.ts";
 import { AttributeError } from "../env/db-state.ts";
-import { PyTypeError } from "../env/toolkit.ts";
+import { PyTypeError, ToolError } from "../env/toolkit.ts";
 
 /** `key in d` for a dict with string keys: unhashable keys raise, other non-strings are simply absent. */
 export function hasKey(map: { has(key: string): boolean }, key: unknown): key is string {
   if (Array.isArray(key) || isPyDict(key)) throw new PyTypeError(`unhashable type: '${pyTypeName(key)}'`);
   return typeof key === "string" && map.has(key);
+}
+
+/** Upstream's `if key not in d: raise ValueError(message)` then `d[key]` (unhashable keys raise first). */
+export function getOrRaise<V>(
+  map: { has(key: string): boolean; get(key: string): V | undefined },
+  key: unknown,
+  message: string,
+): V {
+  if (!hasKey(map, key)) throw new ToolError(message);
+  return map.get(key)!;
 }
 
 /** `value in {a, b}` for a set of strings. */

@@ -8,7 +8,7 @@ import { isPyDict, PyFloat, pyRepr, pyStr, pyTypeName } from "../../core/py-json
 import type { DbState } from "../../env/db-state.ts";
 import { deepClone, isFrozenValue, modelResult, t, validate } from "../../env/model.ts";
 import { type JsonSchema, param, PyTypeError, type ToolDef, ToolError } from "../../env/toolkit.ts";
-import { hasKey, pyIterate, pyLen } from "../python-ops.ts";
+import { getOrRaise, hasKey, pyIterate, pyLen } from "../python-ops.ts";
 import { calculate, transferToHumanAgents } from "../shared-tools.ts";
 import {
   AirportCode,
@@ -63,8 +63,7 @@ const airline = (db: DbState<any>) => db.root as AirlineRoot;
 
 /** Python `d[key]` (KeyError text = the key's repr). */
 function item<V>(map: { has(key: string): boolean; get(key: string): V | undefined }, key: unknown): V {
-  if (!hasKey(map, key)) throw new ToolError(pyRepr(key));
-  return map.get(key)!;
+  return getOrRaise(map, key, pyRepr(key));
 }
 
 /**
@@ -103,29 +102,20 @@ function attribute<T>(value: unknown, name: string, converted: boolean): T {
 // Lookups (airline.md §2)
 
 function getUser(db: DbState<any>, userId: unknown): UserRecord {
-  const users = airline(db).users;
-  if (!hasKey(users, userId)) throw new ToolError(`User ${pyStr(userId)} not found`);
-  return users.get(userId as string)!;
+  return getOrRaise(airline(db).users, userId, `User ${pyStr(userId)} not found`);
 }
 
 function getReservation(db: DbState<any>, reservationId: unknown): ReservationRecord {
-  const reservations = airline(db).reservations;
-  if (!hasKey(reservations, reservationId))
-    throw new ToolError(`Reservation ${pyStr(reservationId)} not found`);
-  return reservations.get(reservationId as string)!;
+  return getOrRaise(airline(db).reservations, reservationId, `Reservation ${pyStr(reservationId)} not found`);
 }
 
 function getFlight(db: DbState<any>, flightNumber: unknown): FlightRecord {
-  const flights = airline(db).flights;
-  if (!hasKey(flights, flightNumber)) throw new ToolError(`Flight ${pyStr(flightNumber)} not found`);
-  return flights.get(flightNumber as string)!;
+  return getOrRaise(airline(db).flights, flightNumber, `Flight ${pyStr(flightNumber)} not found`);
 }
 
 function getFlightDate(db: DbState<any>, flightNumber: unknown, date: unknown): FlightDateRecord {
   const flight = getFlight(db, flightNumber);
-  if (!hasKey(flight.dates, date))
-    throw new ToolError(`Flight ${pyStr(flightNumber)} not found on date ${pyStr(date)}`);
-  return flight.dates.get(date as string)!;
+  return getOrRaise(flight.dates, date, `Flight ${pyStr(flightNumber)} not found on date ${pyStr(date)}`);
 }
 
 /** Copy-on-write access for a write: the episode's private copy of a reservation. */
@@ -209,9 +199,8 @@ function paymentForUpdate(
   paymentId: unknown,
   totalPrice: Num,
 ): PaymentRecord | null {
-  if (!hasKey(user.payment_methods, paymentId)) throw new ToolError("Payment method not found");
+  const method = getOrRaise(user.payment_methods, paymentId, "Payment method not found");
   const id = paymentId as string;
-  const method = user.payment_methods.get(id)!;
   if (method.source === "certificate")
     throw new ToolError("Certificate cannot be used to update reservation");
   if (method.source === "gift_card" && method.amount! < totalPrice.value)

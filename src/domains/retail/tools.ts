@@ -26,7 +26,16 @@ import {
   Variant,
   type VariantRecord,
 } from "./data-model.ts";
-import { hasKey, inStringSet, pyCount, pyIterate, pyLen, pyLower, pySortedStrings } from "../python-ops.ts";
+import {
+  getOrRaise,
+  hasKey,
+  inStringSet,
+  pyCount,
+  pyIterate,
+  pyLen,
+  pyLower,
+  pySortedStrings,
+} from "../python-ops.ts";
 
 const root = (db: DbState<any>) => db.root as RetailRoot;
 
@@ -34,33 +43,23 @@ const root = (db: DbState<any>) => db.root as RetailRoot;
 // Lookups (§2)
 
 function getOrder(db: DbState<any>, orderId: unknown): OrderRecord {
-  const { orders } = root(db);
-  if (!hasKey(orders, orderId)) throw new ToolError("Order not found");
-  return orders.get(orderId)!;
+  return getOrRaise(root(db).orders, orderId, "Order not found");
 }
 
 function getUser(db: DbState<any>, userId: unknown): UserRecord {
-  const { users } = root(db);
-  if (!hasKey(users, userId)) throw new ToolError("User not found");
-  return users.get(userId)!;
+  return getOrRaise(root(db).users, userId, "User not found");
 }
 
 function getProduct(db: DbState<any>, productId: unknown): ProductRecord {
-  const { products } = root(db);
-  if (!hasKey(products, productId)) throw new ToolError("Product not found");
-  return products.get(productId)!;
+  return getOrRaise(root(db).products, productId, "Product not found");
 }
 
 function getVariant(db: DbState<any>, productId: unknown, itemId: unknown): VariantRecord {
-  const product = getProduct(db, productId);
-  if (!hasKey(product.variants, itemId)) throw new ToolError("Variant not found");
-  return product.variants.get(itemId)!;
+  return getOrRaise(getProduct(db, productId).variants, itemId, "Variant not found");
 }
 
 function getPaymentMethod(db: DbState<any>, userId: unknown, paymentMethodId: unknown): PaymentMethodRecord {
-  const user = getUser(db, userId);
-  if (!hasKey(user.payment_methods, paymentMethodId)) throw new ToolError("Payment method not found");
-  return user.payment_methods.get(paymentMethodId)!;
+  return getOrRaise(getUser(db, userId).payment_methods, paymentMethodId, "Payment method not found");
 }
 
 /** The payment method as a private copy inside the user's record, so its balance may change. */
