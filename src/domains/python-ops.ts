@@ -1,9 +1,9 @@
 /**
- * Python built-ins as upstream's retail and airline tools apply them to unvalidated
- * arguments (`x in dict`, `len`, iteration, `list.count`, `sorted`,
- * `str.lower`), with CPython's error texts for the wrong types a model may send.
+ * Python built-ins as upstream's tools apply them to unvalidated arguments
+ * (`x in dict`, `len`, iteration, `list.count`, `sorted`, `str.lower`, number
+ * comparison, slicing), with CPython's error texts for the wrong types a model may send.
  */
-import { compareCodePoints, isPyDict, pyEquals, pyTypeName } from "../core/py-json.ts";
+import { compareCodePoints, isPyDict, PyFloat, pyEquals, pyTypeName } from "../core/py-json.ts";
 import { AttributeError } from "../env/db-state.ts";
 import { PyTypeError, ToolError } from "../env/toolkit.ts";
 
@@ -77,4 +77,24 @@ export function pySortedStrings(value: unknown): string[] {
 export function pyLower(value: unknown): string {
   if (typeof value !== "string") throw new AttributeError(pyTypeName(value), "lower");
   return value.toLowerCase();
+}
+
+/** A number argument as Python would compare it; other types raise the `<`/`<=` TypeError text. */
+export function pyNumberOperand(value: unknown, operator: string, other: string): number {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "number") return value;
+  if (value instanceof PyFloat) return value.value;
+  throw new ToolError(
+    `'${operator}' not supported between instances of '${pyTypeName(value)}' and '${other}'`,
+  );
+}
+
+/** Python `seq[:limit]` for a list. */
+export function pySliceTo<T>(items: readonly T[], limit: unknown): T[] {
+  if (limit === null || limit === undefined) return [...items];
+  let n: number;
+  if (typeof limit === "boolean") n = limit ? 1 : 0;
+  else if (typeof limit === "number" && Number.isInteger(limit)) n = limit;
+  else throw new ToolError("slice indices must be integers or None or have an __index__ method");
+  return items.slice(0, n < 0 ? Math.max(items.length + n, 0) : n);
 }

@@ -7,7 +7,7 @@ import { pyEquals, pyFixed, pyFloat, pyFloatRepr, pyStr, pyTypeName, toNumber } 
 import type { DbState } from "../../env/db-state.ts";
 import { modelResult, t, validate } from "../../env/model.ts";
 import { type FunctionDef, param, type ToolDef, ToolError, Toolkit } from "../../env/toolkit.ts";
-import { pyLower } from "../python-ops.ts";
+import { pyLower, pyNumberOperand, pySliceTo } from "../python-ops.ts";
 import { transferToHumanAgents } from "../shared-tools.ts";
 import {
   agentRoot,
@@ -22,7 +22,6 @@ import {
   type PlanRecord,
   type TelecomRoot,
 } from "./models.ts";
-import { pyNumberOperand, pySliceTo } from "./python.ts";
 
 /** The domain's fixed "today". */
 export const TODAY = "2025-02-25";
