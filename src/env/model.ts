@@ -531,24 +531,14 @@ export function serializeTyped(ty: Ty, value: unknown): string {
 
 /** A model dump that the tool-output serializer must not "process" (numbers stay numbers). */
 export class ModelDump {
-  private dumped: PyValue | undefined;
-  private text: string | undefined;
-
   constructor(
-    private readonly ty: Ty,
-    private readonly typed: unknown,
+    /** `json.dumps` of the dump, as the tool message shows it. */
+    readonly json: string,
   ) {}
 
-  /** The `model_dump()` value as it was when the tool returned (parsed back from {@link json} on first use). */
+  /** The `model_dump()` value as it was when the tool returned (parsed back from {@link json}). */
   get value(): PyValue {
-    if (this.dumped === undefined) this.dumped = parsePyJson(this.json, { maps: true });
-    return this.dumped;
-  }
-
-  /** `json.dumps` of the dump, as the tool message shows it. */
-  get json(): string {
-    if (this.text === undefined) this.text = serializeTyped(this.ty, this.typed);
-    return this.text;
+    return parsePyJson(this.json, { maps: true });
   }
 }
 
@@ -557,9 +547,7 @@ export class ModelDump {
  * The value is serialized right away, so later writes to the DB cannot change it.
  */
 export function modelResult(ty: Ty, value: unknown): ModelDump {
-  const dump = new ModelDump(ty, value);
-  void dump.json;
-  return dump;
+  return new ModelDump(serializeTyped(ty, value));
 }
 
 /** Deep copy of a typed value (objects, arrays, Maps; PyFloat boxes are immutable and shared). */
