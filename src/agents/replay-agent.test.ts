@@ -54,6 +54,8 @@ describe("user action requests", () => {
     expect(parsed.arguments.name).toBe("é");
     expect(parseUserActionRequest("Please toggle airplane mode")).toBeNull();
     expect(parseUserActionRequest("Please perform this action on your device: f(not json)")).toBeNull();
+    expect(parseUserActionRequest("Please perform this action on your device: f(2.0)")).toBeNull();
+    expect(parseUserActionRequest("Please perform this action on your device: f([1])")).toBeNull();
   });
 });
 
