@@ -4,7 +4,7 @@
  * set phrase; the scripted user recognises both. One definition, used by both
  * sides (agents and users may not import each other).
  */
-import { parsePyJson, pyDumps } from "./py-json.ts";
+import { isPyDict, parsePyJson, pyDumps } from "./py-json.ts";
 
 /** How the replay agent asks the user to act; followed by `name(<JSON arguments>)`. */
 export const USER_ACTION_REQUEST = "Please perform this action on your device: ";
@@ -30,8 +30,8 @@ export function parseUserActionRequest(
   if (inner === "") return { name: match[1]!, arguments: {} };
   try {
     const value = parsePyJson(inner);
-    if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Map)
-      return null;
+    // Only a JSON object is an argument list (not a number, a list or a boxed float).
+    if (!isPyDict(value) || value instanceof Map) return null;
     return { name: match[1]!, arguments: value as Record<string, unknown> };
   } catch {
     return null;
