@@ -4,16 +4,10 @@
  * roles flipped (the simulator speaks as `assistant`), optional user tools.
  */
 import { join } from "node:path";
-import {
-  type Message,
-  hasTextContent,
-  nowIso,
-  type ToolCall,
-  type UserMessage,
-  userMessage,
-} from "../core/messages.ts";
+import { hasTextContent, type Message, nowIso, type UserMessage, userMessage } from "../core/messages.ts";
 import { readText } from "../domains/files.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
+import { replyToolCalls, toLlmContext } from "../llm/context.ts";
 import type { LlmClient, LlmMessage, LlmRequest } from "../llm/types.ts";
 import { UserError } from "./errors.ts";
 import type { User, UserInput } from "./types.ts";
@@ -67,55 +61,11 @@ export function flipRoles(
   reasoning: ReadonlyMap<number, unknown> = new Map(),
   userName = "user_simulator",
 ): LlmMessage[] {
-  const out: LlmMessage[] = [];
-  const toolNames = new Map<string, string>();
-  messages.forEach((message, index) => {
-    switch (message.role) {
-      case "user": {
-        if (!hasTextContent(message) && message.tool_calls === null) {
-          throw new UserError(userName, `user message ${index} has neither content nor tool calls`);
-        }
-        for (const call of message.tool_calls ?? []) toolNames.set(call.id, call.name);
-        const stored = reasoning.get(index);
-        out.push({
-          role: "assistant",
-          content: message.content,
-          toolCalls: message.tool_calls,
-          ...(stored !== undefined ? { reasoning: stored } : {}),
-        });
-        break;
-      }
-      case "assistant":
-        if (message.tool_calls !== null) {
-          throw new UserError(userName, `agent tool calls cannot be shown to the user (message ${index})`);
-        }
-        if (!hasTextContent(message)) {
-          throw new UserError(userName, `agent message ${index} has neither content nor tool calls`);
-        }
-        out.push({ role: "user", content: message.content ?? "" });
-        break;
-      case "tool": {
-        if (message.requestor !== "user") {
-          throw new UserError(userName, `the agent's tool result ${index} cannot be shown to the user`);
-        }
-        const name = toolNames.get(message.id);
-        out.push({
-          role: "tool",
-          content: message.content ?? "",
-          toolCallId: message.id,
-          ...(name !== undefined ? { toolName: name } : {}),
-        });
-        break;
-      }
-      case "system":
-        throw new UserError(userName, `system message ${index} in the user's conversation`);
-      default: {
-        const never: never = message;
-        throw new UserError(userName, `unsupported message ${JSON.stringify(never)}`);
-      }
-    }
+  return toLlmContext(messages, {
+    self: "user",
+    reasoning,
+    fail: (problem) => new UserError(userName, problem),
   });
-  return out;
 }
 
 /** How an LLM user simulator is set up. */
@@ -176,14 +126,10 @@ export class UserSimulator implements User<UserSimulatorState> {
     const messages = [...state.messages, ...expandUserInput(input)];
     const next: UserSimulatorState = { ...state, messages, reasoning: new Map(state.reasoning) };
     const response = await this.llm.generate(this.buildRequest(next, signal));
-    const toolCalls: ToolCall[] | null =
-      response.toolCalls && response.toolCalls.length > 0
-        ? response.toolCalls.map((call) => ({ ...call, requestor: "user" as const }))
-        : null;
     // Upstream copies content, cost, usage and raw data, but not the generation time.
     const message = userMessage({
       content: response.content,
-      tool_calls: toolCalls,
+      tool_calls: replyToolCalls(response.toolCalls, "user"),
       timestamp: nowIso(),
       cost: response.costUsd,
       usage: response.usage,
