@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,9 @@ import {
   serializeResults,
   simulationToPy,
   taubenchStamp,
+  writeResultsDirStream,
   writeResultsFile,
+  writeResultsStream,
 } from "./results.ts";
 
 const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
@@ -213,5 +215,81 @@ describe("results file format", () => {
     expect(stamp.version).toBe(packageVersion());
     expect(stamp.git_commit === null || /^[0-9a-f]{40}$/.test(stamp.git_commit)).toBe(true);
     expect(stamp.agent_prompt_sha256).toBe("ab");
+  });
+});
+
+describe("streaming results writer", () => {
+  async function* oneAtATime(simulations: readonly SimulationRun[]): AsyncGenerator<SimulationRun> {
+    for (const simulation of simulations) {
+      await new Promise((resolve) => setImmediate(resolve));
+      yield simulation;
+    }
+  }
+
+  it("writes the bytes serializeResults writes, for none, one and several simulations", async () => {
+    const results = readResultsFile(upstreamFile);
+    const stamped: Results = {
+      ...results,
+      info: { ...results.info, taubench: { format_version: 1, version: "0.1.0", git_commit: null } },
+      simulation_index: null,
+    };
+    for (const count of [0, 1, results.simulations.length]) {
+      const whole = { ...stamped, simulations: results.simulations.slice(0, count) };
+      const file = join(scratchDir(), "results.json");
+      const { simulations, ...head } = whole;
+      expect(await writeResultsStream(file, head, oneAtATime(simulations))).toBe(count);
+      expect(readFileSync(file, "utf8")).toBe(serializeResults(whole));
+    }
+    // Upstream's own file, index list included, from a plain array.
+    const file = join(scratchDir(), "results.json");
+    const withIndex: Results = {
+      ...results,
+      simulation_index: [
+        {
+          id: "a",
+          task_id: "t",
+          trial: 0,
+          reward: 1,
+          termination_reason: null,
+          agent_cost: null,
+          duration: 2,
+        },
+      ],
+    };
+    const { simulations, ...head } = withIndex;
+    await writeResultsStream(file, head, simulations);
+    expect(readFileSync(file, "utf8")).toBe(serializeResults(withIndex));
+    const { simulations: upstreamSimulations, ...upstreamHead } = results;
+    await writeResultsStream(file, upstreamHead, upstreamSimulations);
+    expect(readFileSync(file, "utf8")).toBe(readFileSync(upstreamFile, "utf8"));
+  });
+
+  it("leaves the previous file and no temporary file when the source fails part-way", async () => {
+    const results = readResultsFile(upstreamFile);
+    const folder = scratchDir();
+    const file = join(folder, "results.json");
+    writeFileSync(file, "previous");
+    async function* failing(): AsyncGenerator<SimulationRun> {
+      yield results.simulations[0]!;
+      throw new Error("checkpoint vanished");
+    }
+    const { simulations: _all, ...head } = results;
+    await expect(writeResultsStream(file, head, failing())).rejects.toThrow("checkpoint vanished");
+    expect(readFileSync(file, "utf8")).toBe("previous");
+    expect(readdirSync(folder)).toEqual(["results.json"]);
+  });
+
+  it("writes the dir layout like writeResultsFile does", async () => {
+    const results = readResultsFile(upstreamFile);
+    const eager = scratchDir();
+    writeResultsFile(eager, results, { format: "dir" });
+    const streamed = scratchDir();
+    const { simulations, ...head } = results;
+    const index = await writeResultsDirStream(streamed, head, oneAtATime(simulations));
+    expect(index.map((entry) => entry.id)).toEqual(simulations.map((s) => s.id));
+    const names = readdirSync(join(eager, "simulations")).sort();
+    expect(readdirSync(join(streamed, "simulations")).sort()).toEqual(names);
+    for (const name of ["results.json", ...names.map((n) => join("simulations", n))])
+      expect(readFileSync(join(streamed, name), "utf8")).toBe(readFileSync(join(eager, name), "utf8"));
   });
 });

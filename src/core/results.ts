@@ -12,9 +12,11 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { FileFormatError } from "./errors.ts";
@@ -515,9 +517,13 @@ export function readResultsFile(path: string): Results {
 // ---------------------------------------------------------------------------
 // Writing
 
+function temporaryPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+}
+
 function writeAtomically(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  const temporary = temporaryPathFor(path);
   writeFileSync(temporary, text, "utf8");
   renameSync(temporary, path);
 }
@@ -538,24 +544,140 @@ export function writeResultsFile(path: string, results: Results, options: WriteR
     writeAtomically(path, serializeResults(results));
     return;
   }
+  const layout = dirLayoutFor(path);
+  for (const simulation of results.simulations) writeSimulationFile(layout.simulationsDir, simulation);
+  writeDirMetadata(layout.metadataPath, results, buildSimulationIndex(results.simulations));
+}
+
+/** Where the dir layout's parts go when writing to `path` (a folder, or the metadata file beside `simulations/`). */
+function dirLayoutFor(path: string): { metadataPath: string; simulationsDir: string } {
   const layout = isDirectory(path)
     ? { metadataPath: join(path, "results.json"), simulationsDir: join(path, "simulations") }
     : { metadataPath: path, simulationsDir: join(dirname(path), "simulations") };
   mkdirSync(layout.simulationsDir, { recursive: true });
-  for (const simulation of results.simulations) {
-    writeAtomically(
-      join(layout.simulationsDir, `${simulation.id}.json`),
-      pyDumps(simulationToPy(simulation), { indent: 2 }),
-    );
-  }
+  return layout;
+}
+
+function writeSimulationFile(simulationsDir: string, simulation: SimulationRun): void {
+  writeAtomically(
+    join(simulationsDir, `${simulation.id}.json`),
+    pyDumps(simulationToPy(simulation), { indent: 2 }),
+  );
+}
+
+function writeDirMetadata(metadataPath: string, head: ResultsHead, index: SimulationIndexEntry[]): void {
   const meta = new Map(
-    resultsToPy({ ...results, simulation_index: buildSimulationIndex(results.simulations) }) as Map<
-      string,
-      unknown
-    >,
+    resultsToPy({ ...head, simulations: [], simulation_index: index }) as Map<string, unknown>,
   );
   meta.delete("simulations");
-  writeAtomically(layout.metadataPath, pyDumps(meta, { indent: 2 }));
+  writeAtomically(metadataPath, pyDumps(meta, { indent: 2 }));
+}
+
+// ---------------------------------------------------------------------------
+// Streaming: a results file of any size from simulations read one at a time
+
+/** A results file without its simulations: what a streaming writer needs up front. */
+export type ResultsHead = Omit<Results, "simulations">;
+
+/** Simulations for a streaming writer: a list, or a generator reading them from disk. */
+export type SimulationSource = Iterable<SimulationRun> | AsyncIterable<SimulationRun>;
+
+/** Text is handed to the file in pieces of about this many characters (all ASCII: ensure_ascii). */
+const STREAM_CHUNK_CHARS = 1 << 20;
+
+/**
+ * The text around the simulations list, cut from the dump of the whole file
+ * with no simulations, so field order and formatting have one source
+ * ({@link resultsToPy}): `prefix` ends at `"simulations": `, `suffix` starts
+ * at the `,` after the list.
+ */
+function resultsFrame(head: ResultsHead): { prefix: string; suffix: string } {
+  const before = new Map<string, unknown>();
+  const after = new Map<string, unknown>();
+  let seen = false;
+  for (const [key, value] of resultsToPy({ ...head, simulations: [] }) as Map<string, unknown>) {
+    if (key === "simulations") seen = true;
+    else (seen ? after : before).set(key, value);
+  }
+  // Both halves are non-empty (timestamp before, simulation_index after), so each dumps as "{\n…\n}".
+  const beforeText = pyDumps(before, { indent: 2 });
+  const afterText = pyDumps(after, { indent: 2 });
+  return {
+    prefix: `${beforeText.slice(0, -"\n}".length)},\n  "simulations": `,
+    suffix: `,${afterText.slice("{".length)}`,
+  };
+}
+
+// An item of the top-level list sits two levels deep; dumping it inside two lists gives exactly
+// that indentation from pyDumps itself, then the fixed brackets around it are cut off.
+const NESTED_OPEN = "[\n  [\n    ";
+const NESTED_CLOSE = "\n  ]\n]";
+
+/** One simulation as it appears inside the monolithic file's `simulations` list (indented two levels). */
+function simulationItemText(simulation: SimulationRun): string {
+  const text = pyDumps([[simulationToPy(simulation)]], { indent: 2 });
+  return text.slice(NESTED_OPEN.length, -NESTED_CLOSE.length);
+}
+
+/**
+ * Writes the monolithic results file with the simulations taken one at a
+ * time from `simulations`, so a run of any size is exported without holding
+ * it in memory: the bytes are those of {@link serializeResults} on the whole
+ * file. Atomic like {@link writeResultsFile} (temporary file + rename; a
+ * failure part-way leaves the previous file). Returns the number written.
+ */
+export async function writeResultsStream(
+  path: string,
+  head: ResultsHead,
+  simulations: SimulationSource,
+): Promise<number> {
+  mkdirSync(dirname(path), { recursive: true });
+  const { prefix, suffix } = resultsFrame(head);
+  const temporary = temporaryPathFor(path);
+  const handle = await open(temporary, "w");
+  let count = 0;
+  try {
+    let pending = prefix;
+    for await (const simulation of simulations) {
+      pending += `${count === 0 ? "[" : ","}\n    ${simulationItemText(simulation)}`;
+      count++;
+      if (pending.length >= STREAM_CHUNK_CHARS) {
+        await handle.write(pending, null, "utf8");
+        pending = "";
+      }
+    }
+    pending += `${count === 0 ? "[]" : "\n  ]"}${suffix}`;
+    await handle.write(pending, null, "utf8");
+    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => {
+      // Already closed or unusable; the temporary file is removed below either way.
+    });
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  renameSync(temporary, path);
+  return count;
+}
+
+/**
+ * Writes the dir layout with the simulations taken one at a time (each file
+ * as it comes, the metadata with its index last, as {@link writeResultsFile}
+ * does). Returns the index, which is all it keeps per simulation.
+ */
+export async function writeResultsDirStream(
+  path: string,
+  head: ResultsHead,
+  simulations: SimulationSource,
+): Promise<SimulationIndexEntry[]> {
+  const layout = dirLayoutFor(path);
+  const index: SimulationIndexEntry[] = [];
+  for await (const simulation of simulations) {
+    writeSimulationFile(layout.simulationsDir, simulation);
+    index.push(...buildSimulationIndex([simulation]));
+  }
+  writeDirMetadata(layout.metadataPath, head, index);
+  return index;
 }
 
 /** taubench's package version, read from package.json next to the sources. */
