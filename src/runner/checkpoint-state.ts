@@ -104,13 +104,26 @@ export async function loadCheckpointState(
   return state;
 }
 
-/** The full simulations behind the given line numbers, in file order (second pass, for export and views). */
+/**
+ * The full simulations behind the given line numbers, one at a time in file
+ * order (a second pass, for the export): only one transcript is held at once.
+ * Winners are filed at their own line (see {@link keepWinner}), so file order
+ * is the order of {@link CheckpointState.simulations}.
+ */
+export async function* streamSimulationsAt(
+  path: string,
+  lineNumbers: ReadonlySet<number>,
+): AsyncGenerator<SimulationRun> {
+  for await (const { record, lineNumber } of readCheckpoint(path))
+    if (record.kind === "simulation" && lineNumbers.has(lineNumber)) yield record.simulation;
+}
+
+/** The full simulations behind the given line numbers, in file order (for views of a few). */
 export async function readSimulationsAt(
   path: string,
   lineNumbers: ReadonlySet<number>,
 ): Promise<SimulationRun[]> {
   const out: SimulationRun[] = [];
-  for await (const { record, lineNumber } of readCheckpoint(path))
-    if (record.kind === "simulation" && lineNumbers.has(lineNumber)) out.push(record.simulation);
+  for await (const simulation of streamSimulationsAt(path, lineNumbers)) out.push(simulation);
   return out;
 }

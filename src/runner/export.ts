@@ -6,8 +6,22 @@
 import { FileFormatError } from "../core/errors.ts";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { Info, type Results, resultsLayout, writeResultsFile } from "../core/results.ts";
-import { type CheckpointState, checkpointUsage, loadCheckpointState } from "./checkpoint-state.ts";
+import {
+  Info,
+  type Results,
+  type ResultsHead,
+  resultsLayout,
+  type SimulationIndexEntry,
+  writeResultsDirStream,
+  writeResultsStream,
+} from "../core/results.ts";
+import type { SimulationRun } from "../core/simulation.ts";
+import {
+  type CheckpointState,
+  checkpointUsage,
+  loadCheckpointState,
+  streamSimulationsAt,
+} from "./checkpoint-state.ts";
 import { runUsageToPy } from "./llm-usage.ts";
 
 /**
@@ -26,9 +40,8 @@ export function checkpointInfo(state: CheckpointState, checkpointPath: string): 
   return info;
 }
 
-/** Builds the results object a checkpoint describes (full simulations, transcripts included). */
+/** Builds the results object a checkpoint describes, every full simulation in memory (tests and small runs; {@link exportResults} streams). */
 export async function checkpointToResults(checkpointPath: string): Promise<Results> {
-  // One pass keeping transcripts: the export needs every simulation in memory anyway.
   const state = await loadCheckpointState(checkpointPath, { full: true });
   const info = checkpointInfo(state, checkpointPath);
   const simulations = [...state.simulations.values()];
@@ -41,27 +54,64 @@ export async function checkpointToResults(checkpointPath: string): Promise<Resul
   };
 }
 
+/** What {@link exportResults} wrote. */
+export interface ExportOutcome {
+  path: string;
+  format: "json" | "dir";
+  /** Simulations written (one per `(trial, task, seed)`). */
+  simulations: number;
+  tasks: number;
+}
+
 /**
  * Writes upstream's results JSON for a checkpoint (atomically): monolithic,
  * except back onto the dir-layout run the checkpoint was imported from, which
  * keeps its layout (a monolithic file beside `simulations/` would be misread).
+ *
+ * Two passes over the checkpoint keep memory flat however long the run: the
+ * first finds the winning line per key (transcripts dropped as it goes), the
+ * second streams those lines' full simulations into the file one at a time.
  */
-export async function exportResults(checkpointPath: string, resultsPath: string): Promise<Results> {
-  const results = await checkpointToResults(checkpointPath);
-  const imported = results.info.taubench?.imported_from as { path?: unknown; layout?: unknown } | undefined;
+export async function exportResults(checkpointPath: string, resultsPath: string): Promise<ExportOutcome> {
+  const state = await loadCheckpointState(checkpointPath);
+  const info = checkpointInfo(state, checkpointPath);
+  const tasks = [...state.tasks.values()];
+  const head: ResultsHead = { timestamp: state.run!.created_at, info, tasks, simulation_index: null };
+  const expected = state.simulations.size;
+  const simulations = winningSimulations(checkpointPath, new Set(state.lines.values()), expected);
+  const outcome = { path: resultsPath, simulations: expected, tasks: tasks.length };
+  const imported = info.taubench?.imported_from as { path?: unknown; layout?: unknown } | undefined;
   if (imported?.layout === "dir" && imported.path === resultsPath) {
-    writeResultsFile(resultsPath, results, { format: "dir" });
-    removeUnindexedSimulations(resultsLayout(resultsPath).simulationsDir, results);
-  } else {
-    writeResultsFile(resultsPath, results);
+    const index = await writeResultsDirStream(resultsPath, head, simulations);
+    removeUnindexedSimulations(resultsLayout(resultsPath).simulationsDir, index);
+    return { ...outcome, format: "dir" };
   }
-  return results;
+  await writeResultsStream(resultsPath, head, simulations);
+  return { ...outcome, format: "json" };
+}
+
+/** The second pass; a checkpoint that lost lines between the passes fails the export instead of shortening the file. */
+async function* winningSimulations(
+  checkpointPath: string,
+  lines: ReadonlySet<number>,
+  expected: number,
+): AsyncGenerator<SimulationRun> {
+  let count = 0;
+  for await (const simulation of streamSimulationsAt(checkpointPath, lines)) {
+    count++;
+    yield simulation;
+  }
+  if (count !== expected)
+    throw new FileFormatError(
+      checkpointPath,
+      `changed during the export (${count} of ${expected} simulations found on the second read)`,
+    );
 }
 
 // Files the index no longer names (dropped infrastructure errors) would fail upstream's integrity check;
 // the import backed the folder up before.
-function removeUnindexedSimulations(simulationsDir: string, results: Results): void {
-  const ids = new Set(results.simulations.map((simulation) => simulation.id));
+function removeUnindexedSimulations(simulationsDir: string, index: readonly SimulationIndexEntry[]): void {
+  const ids = new Set(index.map((entry) => entry.id));
   for (const name of readdirSync(simulationsDir))
     if (name.endsWith(".json") && !ids.has(name.slice(0, -".json".length)))
       rmSync(join(simulationsDir, name), { force: true });

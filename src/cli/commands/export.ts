@@ -13,10 +13,8 @@ export async function exportCommand(target: string, options: { output?: string }
       `${checkpoint} is already a results file; export reads a run's results.jsonl checkpoint`,
     );
   const output = options.output ? resolve(options.output) : checkpoint.slice(0, -1);
-  const results = await exportResults(checkpoint, output);
-  console.error(
-    `Exported ${results.simulations.length} simulation(s) of ${results.tasks.length} task(s) → ${output}`,
-  );
+  const exported = await exportResults(checkpoint, output);
+  console.error(`Exported ${exported.simulations} simulation(s) of ${exported.tasks} task(s) → ${output}`);
   return output;
 }
 

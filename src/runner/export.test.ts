@@ -1,0 +1,83 @@
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { readResultsFile, serializeResults } from "../core/results.ts";
+import { SimulationRun } from "../core/simulation.ts";
+import { CHECKPOINT_VERSION, CheckpointWriter, type SimulationRecord } from "./checkpoint.ts";
+import { checkpointToResults, exportResults } from "./export.ts";
+
+const v2 = join(import.meta.dirname, "fixtures", "checkpoint-v2.jsonl");
+const scratch: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "tau-export-"));
+  scratch.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function record(trial: number, seed: number, id: string, reward: number | null): SimulationRecord {
+  return {
+    kind: "simulation",
+    version: CHECKPOINT_VERSION,
+    simulation: SimulationRun.parse({
+      id,
+      task_id: "fixture_task",
+      start_time: "2026-12-01T00:00:00.000000",
+      end_time: "2026-12-01T00:00:01.000000",
+      duration: 1,
+      termination_reason: reward === null ? "infrastructure_error" : "user_stop",
+      reward_info: reward === null ? null : { reward, reward_breakdown: { DB: reward } },
+      trial,
+      seed,
+      info: reward === null ? { error: "boom\nline two", error_type: "Error" } : null,
+      messages:
+        reward === null
+          ? []
+          : [
+              { role: "assistant", content: `hello ${id}`, turn_idx: 0, timestamp: "t" },
+              { role: "user", content: "bye ñ ###STOP###", turn_idx: 1, timestamp: "t" },
+            ],
+    }),
+  };
+}
+
+/** The v2 fixture plus re-runs: an infrastructure error replaced later, a duplicate, a new key. */
+async function checkpointWithReruns(): Promise<string> {
+  const path = join(tempDir(), "results.jsonl");
+  copyFileSync(v2, path);
+  const writer = await CheckpointWriter.open(path);
+  await writer.append(record(2, 11, "sim-c-infra", null));
+  await writer.append(record(3, 12, "sim-d", 0));
+  await writer.append(record(1, 373753, "sim-b-rerun", 1)); // replaces the fixture's infrastructure error
+  await writer.append(record(2, 11, "sim-c", 1)); // replaces the one above
+  await writer.append(record(3, 12, "sim-d-duplicate", 1)); // ignored
+  await writer.close();
+  return path;
+}
+
+describe("exportResults", () => {
+  it("streams the bytes the in-memory export gives, winners in the order they were written", async () => {
+    const checkpoint = await checkpointWithReruns();
+    const output = join(tempDir(), "results.json");
+    const outcome = await exportResults(checkpoint, output);
+    const whole = await checkpointToResults(checkpoint);
+    expect(whole.simulations.map((s) => s.id)).toEqual(["sim-a", "sim-d", "sim-b-rerun", "sim-c"]);
+    expect(readFileSync(output, "utf8")).toBe(serializeResults(whole));
+    expect(outcome).toEqual({ path: output, format: "json", simulations: 4, tasks: 1 });
+    expect(readResultsFile(output).simulations[2]?.messages).toHaveLength(2);
+    expect(readdirSync(join(output, ".."))).toEqual(["results.json"]); // no temporary file left
+  });
+
+  it("writes an empty simulations list for a checkpoint with only a run record", async () => {
+    const path = join(tempDir(), "results.jsonl");
+    writeFileSync(path, `${readFileSync(v2, "utf8").split("\n")[0]}\n`);
+    const output = join(tempDir(), "results.json");
+    await exportResults(path, output);
+    const text = readFileSync(output, "utf8");
+    expect(text).toContain('\n  "simulations": [],\n  "simulation_index": null\n}');
+    expect(text).toBe(serializeResults(await checkpointToResults(path)));
+  });
+});
