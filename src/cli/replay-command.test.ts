@@ -41,6 +41,27 @@ describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
     expect(readFileSync(out, "utf8")).toBe(golden);
   });
 
+  it.each(["airline", "retail", "telecom"])(
+    "writes %s's golden-sample tasks byte for byte (raw UTF-8, as upstream writes them)",
+    (domain) => {
+      const golden = readFileSync(join(dataDir!, "..", "golden-sample", `${domain}.jsonl`), "utf8")
+        .trim()
+        .split("\n");
+      const ids = golden.map((line) => (JSON.parse(line) as { id: string }).id);
+      const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), `${domain}.jsonl`);
+      const result = tau(["replay", "--domain", domain, "--task-ids", ...ids, "--output", out]);
+      expect(result.status, result.stderr).toBe(0);
+      const written = new Map(
+        readFileSync(out, "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => [(JSON.parse(line) as { id: string }).id, line]),
+      );
+      expect(written.size).toBe(golden.length);
+      for (const [index, line] of golden.entries()) expect(written.get(ids[index]!)).toBe(line);
+    },
+  );
+
   it("filters by split and task ids, and names unknown ids", () => {
     const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), "one.jsonl");
     const ok = tau([

@@ -46,7 +46,9 @@ export function registerReplayCommand(program: Command): void {
         for (const task of tasks) {
           const record = replayRecord(domain, task);
           failedSteps += record.steps.filter((step) => step.error).length;
-          writeSync(fd, `${pyDumps(record)}\n`);
+          // The golden sample (upstream's own replay) is written with ensure_ascii=False: emoji and
+          // superscripts in telecom's status bar stay raw UTF-8, so the lines compare byte for byte.
+          writeSync(fd, `${pyDumps(record, { ensureAscii: false })}\n`);
         }
       } finally {
         closeSync(fd);
