@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
 import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
+import { simulationKey } from "./checkpoint.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tasks = ["a", "b", "c"].map((id) => Task.parse({ id, user_scenario: { instructions: id } }));
@@ -29,6 +30,8 @@ describe("planUnits", () => {
       "1:b:22",
       "1:c:22",
     ]);
+    // The key the checkpoint files the simulation under, made once per unit.
+    expect(units.map((u) => u.key)).toEqual(units.map((u) => simulationKey(u.trial, u.task.id, u.seed)));
   });
 });
 

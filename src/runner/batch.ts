@@ -9,22 +9,27 @@ import { setMaxListeners } from "node:events";
 import { nowIso } from "../core/messages.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
+import { simulationKey } from "./checkpoint.ts";
 
 /** One simulation to run: upstream's work unit `(trial, task, seed)`. */
 export interface WorkUnit {
   trial: number;
   task: Task;
   seed: number;
+  /** {@link simulationKey} of the unit, made once: every map of the run shares this string. */
+  key: string;
 }
 
 /** Units in upstream's order: trial-major, tasks in selection order. */
 export function planUnits(tasks: readonly Task[], seeds: readonly number[]): WorkUnit[] {
-  return seeds.flatMap((seed, trial) => tasks.map((task) => ({ trial, task, seed })));
+  return seeds.flatMap((seed, trial) =>
+    tasks.map((task) => ({ trial, task, seed, key: simulationKey(trial, task.id, seed) })),
+  );
 }
 
 /** Upstream's placeholder for a simulation that kept failing (spec §11.3). */
 export function infrastructureErrorSimulation(
-  unit: WorkUnit,
+  unit: Pick<WorkUnit, "trial" | "task" | "seed">,
   error: unknown,
   attempts: number,
 ): SimulationRun {

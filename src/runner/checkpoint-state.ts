@@ -9,13 +9,71 @@ import type { Task } from "../core/task.ts";
 import { keyOf, type RunRecord, readCheckpoint, type SessionRecord } from "./checkpoint.ts";
 import { type RunUsage, sumRunUsage } from "./llm-usage.ts";
 
-/** A simulation without its transcript and policy: what metrics and summaries need. */
+/**
+ * A simulation cut down to what metrics, the summary and the outcome grid
+ * read: ids, times, termination, costs, reward with its DB and action checks,
+ * and for an infrastructure error the first line of the error. A run keeps
+ * one per finished simulation, so its size is what a long run grows by; the
+ * checkpoint holds the rest (transcript, policy, NL and communicate checks).
+ */
 export type SlimSimulation = SimulationRun;
 
-/** Drops the parts of a simulation that only a transcript view needs (bounded memory). */
+// Shared by every slim simulation: an empty transcript costs nothing per simulation.
+const NO_MESSAGES: SimulationRun["messages"] = Object.freeze([]) as unknown as SimulationRun["messages"];
+
+/** Longest error text kept for the summary's infrastructure-error list (which shows 160 characters). */
+const ERROR_CHARS = 200;
+
+/** Keeps only what {@link SlimSimulation} names; a new object, so nothing else of `simulation` stays reachable. */
 export function slimSimulation(simulation: SimulationRun): SlimSimulation {
-  const { policy: _policy, ...rest } = simulation;
-  return { ...rest, messages: [] };
+  const reward = simulation.reward_info;
+  const notEvaluated = reward?.info?.not_evaluated;
+  return {
+    id: simulation.id,
+    task_id: simulation.task_id,
+    timestamp: simulation.timestamp,
+    start_time: simulation.start_time,
+    end_time: simulation.end_time,
+    duration: simulation.duration,
+    termination_reason: simulation.termination_reason,
+    agent_cost: simulation.agent_cost,
+    user_cost: simulation.user_cost,
+    reward_info: reward
+      ? {
+          reward: reward.reward,
+          db_check: reward.db_check,
+          env_assertions: null,
+          action_checks: reward.action_checks,
+          nl_assertions: null,
+          communicate_checks: null,
+          reward_basis: reward.reward_basis,
+          reward_breakdown: reward.reward_breakdown,
+          info: notEvaluated === undefined ? null : { not_evaluated: notEvaluated },
+        }
+      : null,
+    messages: NO_MESSAGES,
+    trial: simulation.trial,
+    seed: simulation.seed,
+    mode: simulation.mode,
+    info: slimInfo(simulation),
+  };
+}
+
+/**
+ * An infrastructure error's info with its texts clipped to their first line
+ * (the summary shows one) and without the traceback; numbers such as
+ * `failed_after_attempts` stay. Other simulations' info is not needed.
+ */
+function slimInfo(simulation: SimulationRun): SimulationRun["info"] {
+  const info = simulation.info;
+  if (simulation.termination_reason !== "infrastructure_error" || !info) return null;
+  const slim: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(info)) {
+    if (key === "error_traceback") continue;
+    if (typeof value === "string") slim[key] = value.split("\n")[0]!.slice(0, ERROR_CHARS);
+    else if (value === null || typeof value === "number" || typeof value === "boolean") slim[key] = value;
+  }
+  return slim;
 }
 
 /** The state of a run as read from its checkpoint. */

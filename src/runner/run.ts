@@ -27,11 +27,9 @@ import {
   CHECKPOINT_VERSION,
   CheckpointWriter,
   checkpointPathFor,
-  keyOf,
   type RunFingerprint,
   type RunRecord,
   type SessionRecord,
-  simulationKey,
 } from "./checkpoint.ts";
 import { keepWinner, loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
 import { ProviderScheduler } from "./concurrency.ts";
@@ -331,8 +329,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   };
   // This invocation's units; a resume may cover fewer trials or tasks than the whole run.
   const requested = planUnits(plan.tasks, plan.seeds);
-  const units = requested.filter((unit) => !finished.has(simulationKey(unit.trial, unit.task.id, unit.seed)));
-  const inScope = new Set(requested.map((unit) => simulationKey(unit.trial, unit.task.id, unit.seed)));
+  const units = requested.filter((unit) => !finished.has(unit.key));
+  const inScope = new Set(requested.map((unit) => unit.key));
   const resumedInScope = [...finished]
     .filter(([key]) => inScope.has(key))
     .map(([, simulation]) => simulation);
@@ -469,11 +467,10 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
           usage.simulationRetried();
           renderer?.update();
         },
-        onFinished: (simulation) => {
-          const key = keyOf(simulation);
-          const slim = slimSimulation(simulation);
-          if (simulation.termination_reason !== "infrastructure_error") finished.set(key, slim);
-          keepWinner(all, key, slim);
+        onFinished: (simulation, unit) => {
+          // Only the slim copy outlives this call (`finished` is not read after planning); the key
+          // string is the unit's, so a finished simulation adds no key of its own.
+          keepWinner(all, unit.key, slimSimulation(simulation));
           session.recorded++;
           progress.finished(simulation);
           renderer?.update();
