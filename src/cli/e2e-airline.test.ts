@@ -252,7 +252,9 @@ describe.skipIf(!dataDir)("tau run airline against the fake provider (skipped: T
     });
     expect(run.status).toBe(2);
     const lines = run.stderr.trim().split("\n");
-    expect(lines.at(-1)).toMatch(/^tau: OPENAI_API_KEY is not set \(needed for model openai\/gpt-4\.1\)$/);
+    expect(lines.at(-1)).toBe(
+      "tau: OPENAI_API_KEY is not set (needed for model openai/gpt-4.1, used by the agent and the user simulator); set it or choose another --agent-llm / --user-llm",
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.stdout).toBe("");
     expect(fake.callCount).toBe(before);

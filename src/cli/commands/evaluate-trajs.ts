@@ -19,6 +19,7 @@ import {
 import { loadRun } from "../../runner/run-file.ts";
 import { isSoloRun, regradeSimulations, tasksNeedJudge } from "../../runner/regrade.ts";
 import { renderSummary } from "../../runner/summary.ts";
+import { explainMissingKey, judgeRole } from "../missing-key.ts";
 
 /** Options of `tau evaluate-trajs`. */
 export interface EvaluateTrajsOptions {
@@ -29,6 +30,18 @@ export interface EvaluateTrajsOptions {
   llmCache?: string;
   dataDir?: string;
   outputDir?: string;
+}
+
+/** The judge's client; a missing key says that `--judge none` re-grades without it. */
+function judgeClient(model: string, options: EvaluateTrajsOptions) {
+  try {
+    return createLlmClient(model, {
+      ...(options.llmBaseUrl ? { baseUrl: options.llmBaseUrl } : {}),
+      ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
+    });
+  } catch (error) {
+    throw explainMissingKey(error, model, [judgeRole("--judge")]);
+  }
 }
 
 const formatReward = (value: number | null) => (value === null ? "none" : value.toFixed(3));
@@ -53,13 +66,7 @@ export async function evaluateTrajsCommand(
       for (const task of domain.tasks()) if (tasks.has(task.id)) tasks.set(task.id, task);
     const judge =
       judgeModel !== null && tasksNeedJudge(tasks.values())
-        ? createLlmJudge(
-            createLlmClient(judgeModel, {
-              ...(options.llmBaseUrl ? { baseUrl: options.llmBaseUrl } : {}),
-              ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
-            }),
-            judgeArgs,
-          )
+        ? createLlmJudge(judgeClient(judgeModel, options), judgeArgs)
         : null;
     const full = await run.full(run.simulations.map((_, index) => index));
     const outcome = await regradeSimulations({

@@ -97,9 +97,55 @@ describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", 
     });
     expect(result.status).toBe(2);
     expect(result.stderr.trim()).toBe(
-      "tau: OPENAI_API_KEY is not set (needed for model openai/gpt-4.1-2025-04-14)",
+      "tau: OPENAI_API_KEY is not set (needed for model openai/gpt-4.1-2025-04-14, used by the agent and the user simulator); set it or choose another --agent-llm / --user-llm",
     );
     expect(existsSync(join(cwd, "runs"))).toBe(false);
+  });
+
+  it("a missing key names the role that needs it: the default user simulator, then the judge", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-nokey-"));
+    // An Anthropic agent still has the OpenAI user simulator by default.
+    const user = tau(
+      ["run", "--domain", "mock", "--agent-llm", "anthropic/claude-sonnet-4-5", "--data-dir", dataDir!],
+      cwd,
+      { OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "x" },
+    );
+    expect(user.status).toBe(2);
+    expect(user.stderr.trim()).toBe(
+      "tau: OPENAI_API_KEY is not set (needed for model openai/gpt-4.1-2025-04-14, used by the user simulator); set it or choose another --user-llm",
+    );
+    // Offline participants on a task with NL assertions still need the judge.
+    const offline = [
+      "run",
+      "--domain",
+      "retail",
+      "--agent",
+      "replay",
+      "--user",
+      "scripted",
+      "--task-ids",
+      "2",
+    ];
+    const judge = tau([...offline, "--data-dir", dataDir!], cwd, { OPENAI_API_KEY: "" });
+    expect(judge.status).toBe(2);
+    expect(judge.stderr.trim()).toBe(
+      "tau: OPENAI_API_KEY is not set (needed for model openai/gpt-4.1-2025-04-14, used by the NL-assertion judge); set it or choose another --judge-llm, or pass --judge none to leave NL assertions unevaluated",
+    );
+    expect(existsSync(join(cwd, "runs"))).toBe(false);
+    const skipped = tau(
+      [...offline, "--judge", "none", "--save-to", "nojudge", "--data-dir", dataDir!],
+      cwd,
+      {
+        OPENAI_API_KEY: "",
+      },
+    );
+    expect(skipped.status, skipped.stderr).toBe(0);
+    // evaluate-trajs on that run gives the same advice, naming its own flag.
+    const regrade = tau(["evaluate-trajs", "nojudge", "--data-dir", dataDir!], cwd, { OPENAI_API_KEY: "" });
+    expect(regrade.status).toBe(2);
+    expect(regrade.stderr.trim()).toBe(
+      "tau: OPENAI_API_KEY is not set (needed for model openai/gpt-4.1-2025-04-14, used by the NL-assertion judge); set it or choose another --judge, or pass --judge none to leave NL assertions unevaluated",
+    );
   });
 
   it("an unknown task id is one line and exit code 2, with no stack", () => {

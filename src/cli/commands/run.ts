@@ -25,6 +25,7 @@ import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../../runner/summary.ts";
 import { parseTaskIds } from "../../runner/task-selection.ts";
 import { getUserDefinition } from "../../users/registry.ts";
+import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 
 /** Raw commander options of `tau run`. */
 export interface RunCommandOptions {
@@ -136,15 +137,30 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
     ? loadPriceTable(options.priceTable)
     : undefined;
   const progressIntervalMs = parseNumberOption("--progress-interval", options.progressInterval) * 1000;
+  // The runner builds the agent's client, then the user's, then the judge's: a model shared with the
+  // agent or user fails there first, so the judge is named only when it alone uses the model.
+  const rolesOf = (model: string): ModelRole[] => {
+    const roles: ModelRole[] = [];
+    if (getAgentDefinition(config.agent).needsLlm && config.agentLlm === model) roles.push(AGENT_ROLE);
+    if (getUserDefinition(config.user).needsLlm && config.userLlm === model) roles.push(USER_ROLE);
+    if (roles.length === 0 && config.judgeLlm === model)
+      roles.push(judgeRole(options.judge === undefined ? "--judge-llm" : "--judge"));
+    return roles;
+  };
   const outcome = await executeRun(config, {
-    createLlm: (model, onEvent) =>
-      createLlmClient(model, {
-        ...(options.llmBaseUrl ? { baseUrl: options.llmBaseUrl } : {}),
-        ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
-        ...(priceTable ? { priceTable } : {}),
-        promptCache: options.promptCache,
-        onEvent,
-      }),
+    createLlm: (model, onEvent) => {
+      try {
+        return createLlmClient(model, {
+          ...(options.llmBaseUrl ? { baseUrl: options.llmBaseUrl } : {}),
+          ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
+          ...(priceTable ? { priceTable } : {}),
+          promptCache: options.promptCache,
+          onEvent,
+        });
+      } catch (error) {
+        throw explainMissingKey(error, model, rolesOf(model));
+      }
+    },
     providerKey,
     createProgress: (progress) =>
       createProgressRenderer(progress, { isTty: io.isTty, write: io.stderr, intervalMs: progressIntervalMs }),
