@@ -18,6 +18,24 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * The low-level reason under an error, as ` (reason)`, when the message does not already say it:
+ * a cause with a system error code, or whatever lies under Node's fetch, which reports every network
+ * failure as "fetch failed" and keeps the reason (`getaddrinfo ENOTFOUND host`, `bad port`) below.
+ */
+export function systemCauseDetail(error: Error): string {
+  let parent: Error = error;
+  let cause: unknown = error.cause;
+  let reason: string | undefined;
+  for (let depth = 0; cause instanceof Error && depth < 10; depth++) {
+    if (typeof (cause as NodeJS.ErrnoException).code === "string" || parent.message === "fetch failed")
+      reason = cause.message.split("\n")[0];
+    parent = cause;
+    cause = cause.cause;
+  }
+  return reason && !error.message.includes(reason) ? ` (${reason})` : "";
+}
+
 /** Prints an error as one line (or with its stack when verbose) and returns the exit code. */
 export function reportError(error: unknown, verbose: boolean): number {
   if (error instanceof CommanderError) {
@@ -27,7 +45,7 @@ export function reportError(error: unknown, verbose: boolean): number {
   if (verbose) {
     console.error(error);
   } else if (error instanceof TauError) {
-    console.error(`tau: ${error.message}`);
+    console.error(`tau: ${error.message}${systemCauseDetail(error)}`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     console.error(`tau: unexpected error: ${message.split("\n")[0]} (run with --verbose for details)`);

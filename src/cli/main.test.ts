@@ -1,0 +1,62 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DataDirError } from "../core/errors.ts";
+import { systemCauseDetail } from "./main.ts";
+
+const repo = resolve(import.meta.dirname, "..", "..");
+
+function systemError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+describe("systemCauseDetail", () => {
+  it("adds the operating-system reason buried under fetch's 'fetch failed'", () => {
+    const fetchError = new TypeError("fetch failed", {
+      cause: systemError("getaddrinfo ENOTFOUND example.invalid", "ENOTFOUND"),
+    });
+    const error = new DataDirError("Cannot download https://example.invalid/x.tar.gz: fetch failed", {
+      cause: fetchError,
+    });
+    expect(systemCauseDetail(error)).toBe(" (getaddrinfo ENOTFOUND example.invalid)");
+  });
+
+  it("adds nothing when the message already says it or no cause has a system code", () => {
+    const said = systemError("ENOENT: no such file or directory, open 'x'", "ENOENT");
+    expect(
+      systemCauseDetail(new DataDirError(`Cannot read archive x: ${said.message}`, { cause: said })),
+    ).toBe("");
+    expect(systemCauseDetail(new DataDirError("plain", { cause: new Error("no code") }))).toBe("");
+    expect(systemCauseDetail(new DataDirError("no cause"))).toBe("");
+  });
+});
+
+describe("tau data pull from an unreachable URL", () => {
+  it("fails with one line that says why, exit 2, no stack", async () => {
+    // A loopback port that was just free: nothing listens there, so the connection is refused at once.
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((done) => server.close(done));
+    const url = `http://127.0.0.1:${port}/data.tar.gz`;
+    const dest = join(mkdtempSync(join(tmpdir(), "tau-pull-")), "data");
+    const tau = (pullUrl: string) =>
+      spawnSync(
+        process.execPath,
+        [join(repo, "bin", "tau.js"), "data", "pull", "--dest", dest, "--url", pullUrl],
+        { encoding: "utf8" },
+      );
+    const refused = tau(url);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim()).toBe(
+      `tau: Cannot download ${url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${port})`,
+    );
+    // fetch refuses some ports itself; that reason has no system code but is shown all the same.
+    expect(tau("http://127.0.0.1:1/data.tar.gz").stderr.trim()).toBe(
+      "tau: Cannot download http://127.0.0.1:1/data.tar.gz: fetch failed (bad port)",
+    );
+  });
+});
