@@ -1,4 +1,5 @@
 /** `tau data pull|where`: fetch and locate the official benchmark data. */
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { DATA_MANIFEST, DEFAULT_DATA_URL, UPSTREAM_RELEASE } from "../../domains/data-manifest.ts";
 import { defaultDataDir } from "../../domains/data-dir.ts";
@@ -14,9 +15,13 @@ export function registerDataCommand(program: Command): void {
     .action(async (options: { dest: string; url: string }) => {
       console.log(`Fetching ${options.url} …`);
       const result = await pullData({ dest: options.dest, url: options.url });
+      // Only the default cache is found without being named; a --dest elsewhere must be passed on.
+      const where =
+        resolve(result.dest) === resolve(defaultDataDir())
+          ? "Every command finds it there unless TAU_DATA_DIR or --data-dir names another folder."
+          : `Use it with --data-dir ${result.dest} or TAU_DATA_DIR=${result.dest}.`;
       console.log(
-        `Verified ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) into ${result.dest}. ` +
-          `Use it with --data-dir ${result.dest} or TAU_DATA_DIR (it is also the default).`,
+        `Verified ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) into ${result.dest}. ${where}`,
       );
     });
   data

@@ -1,0 +1,43 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+const dataDir = process.env.TAU_DATA_DIR;
+const repo = resolve(import.meta.dirname, "..", "..", "..");
+
+describe.skipIf(!dataDir)("tau data pull from a local archive (skipped: TAU_DATA_DIR not set)", () => {
+  // The archive and two pulled copies take about 115 MB.
+  let work = "";
+  afterEach(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("says how to use the folder: found by default in the cache, named explicitly elsewhere", () => {
+    // An uncompressed archive with upstream's layout (top folder, then data/tau2/...), built from the data.
+    work = mkdtempSync(join(tmpdir(), "tau-pull-cli-"));
+    mkdirSync(join(work, "tau2-bench-1.0.1", "data"), { recursive: true });
+    symlinkSync(resolve(dataDir!), join(work, "tau2-bench-1.0.1", "data", "tau2"));
+    const archive = join(work, "data.tar");
+    const tar = spawnSync("tar", ["-chf", archive, "-C", work, "tau2-bench-1.0.1"], { encoding: "utf8" });
+    expect(tar.status, tar.stderr).toBe(0);
+    const cache = join(work, "cache");
+    const pull = (extra: string[]) =>
+      spawnSync(process.execPath, [join(repo, "bin", "tau.js"), "data", "pull", "--url", archive, ...extra], {
+        encoding: "utf8",
+        env: { ...process.env, XDG_CACHE_HOME: cache },
+      });
+
+    const elsewhere = join(work, "elsewhere");
+    const named = pull(["--dest", elsewhere]);
+    expect(named.status, named.stderr).toBe(0);
+    expect(named.stdout).toContain(`Use it with --data-dir ${elsewhere} or TAU_DATA_DIR=${elsewhere}.`);
+    expect(named.stdout).not.toContain("default");
+    expect(existsSync(join(elsewhere, "domains", "telecom", "tasks.json"))).toBe(true);
+
+    const cached = pull([]);
+    expect(cached.status, cached.stderr).toBe(0);
+    expect(cached.stdout).toContain(`into ${join(cache, "taubench", "data")}. Every command finds it there`);
+  });
+});
