@@ -216,7 +216,7 @@ export function registerRunCommand(program: Command): void {
     .option("--judge-llm-args <json>", 'judge model arguments; replaces the default {"temperature": 0.0}')
     .option(
       "--llm-base-url <url>",
-      "endpoint override for the models (an OpenAI-compatible server for local/…)",
+      "one endpoint for every model of the run (a local/… model alone: set TAU_LLM_BASE_URL instead)",
     )
     .option("--llm-cache <dir>", "SQLite response cache folder (replays identical requests offline)")
     .option("--no-prompt-cache", "do not ask the provider to cache prompt prefixes")
