@@ -4,10 +4,11 @@
  * wins over an infrastructure error of the same key; among finished ones the
  * first wins (a duplicate is ignored, as upstream skips duplicate keys).
  */
-import type { SimulationRun } from "../core/simulation.ts";
+import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { keyOf, type RunRecord, readCheckpoint, type SessionRecord } from "./checkpoint.ts";
 import { type RunUsage, sumRunUsage } from "./llm-usage.ts";
+import { ownCopy, ownString, sharedCopy } from "./compact.ts";
 
 /**
  * A simulation cut down to what metrics, the summary and the outcome grid
@@ -24,37 +25,43 @@ const NO_MESSAGES: SimulationRun["messages"] = Object.freeze([]) as unknown as S
 /** Longest error text kept for the summary's infrastructure-error list (which shows 160 characters). */
 const ERROR_CHARS = 200;
 
-/** Keeps only what {@link SlimSimulation} names; a new object, so nothing else of `simulation` stays reachable. */
+/**
+ * Keeps only what {@link SlimSimulation} names, built from copies with
+ * storage of their own ({@link ownCopy}), so nothing else of `simulation`,
+ * nor the checkpoint text it was parsed from, stays reachable; grading parts
+ * that repeat across simulations are shared ({@link sharedCopy}).
+ */
 export function slimSimulation(simulation: SimulationRun): SlimSimulation {
   const reward = simulation.reward_info;
   const notEvaluated = reward?.info?.not_evaluated;
+  // One object literal, so every field sits inside the object (no separate property array).
   return {
-    id: simulation.id,
-    task_id: simulation.task_id,
-    timestamp: simulation.timestamp,
-    start_time: simulation.start_time,
-    end_time: simulation.end_time,
+    id: ownString(simulation.id),
+    task_id: ownString(simulation.task_id),
+    timestamp: ownCopy(simulation.timestamp),
+    start_time: ownString(simulation.start_time),
+    end_time: ownString(simulation.end_time),
     duration: simulation.duration,
-    termination_reason: simulation.termination_reason,
+    termination_reason: ownString(simulation.termination_reason) as TerminationReason,
     agent_cost: simulation.agent_cost,
     user_cost: simulation.user_cost,
     reward_info: reward
       ? {
           reward: reward.reward,
-          db_check: reward.db_check,
+          db_check: sharedCopy(reward.db_check),
           env_assertions: null,
-          action_checks: reward.action_checks,
+          action_checks: sharedCopy(reward.action_checks),
           nl_assertions: null,
           communicate_checks: null,
-          reward_basis: reward.reward_basis,
-          reward_breakdown: reward.reward_breakdown,
-          info: notEvaluated === undefined ? null : { not_evaluated: notEvaluated },
+          reward_basis: sharedCopy(reward.reward_basis),
+          reward_breakdown: sharedCopy(reward.reward_breakdown),
+          info: notEvaluated === undefined ? null : sharedCopy({ not_evaluated: notEvaluated }),
         }
       : null,
     messages: NO_MESSAGES,
     trial: simulation.trial,
     seed: simulation.seed,
-    mode: simulation.mode,
+    mode: ownCopy(simulation.mode),
     info: slimInfo(simulation),
   };
 }
@@ -70,7 +77,7 @@ function slimInfo(simulation: SimulationRun): SimulationRun["info"] {
   const slim: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(info)) {
     if (key === "error_traceback") continue;
-    if (typeof value === "string") slim[key] = value.split("\n")[0]!.slice(0, ERROR_CHARS);
+    if (typeof value === "string") slim[key] = ownString(value.split("\n")[0]!.slice(0, ERROR_CHARS));
     else if (value === null || typeof value === "number" || typeof value === "boolean") slim[key] = value;
   }
   return slim;
@@ -141,8 +148,10 @@ export async function loadCheckpointState(
         break;
       case "simulation": {
         const simulation = record.simulation;
-        const key = keyOf(simulation);
-        if (keepWinner(state.simulations, key, options.full ? simulation : slimSimulation(simulation))) {
+        const kept = options.full ? simulation : slimSimulation(simulation);
+        // From the kept copy: a key built from the parsed task id would hold the read chunk alive.
+        const key = keyOf(kept);
+        if (keepWinner(state.simulations, key, kept)) {
           state.lines.delete(key);
           state.lines.set(key, lineNumber);
         } else if (simulation.termination_reason !== "infrastructure_error") {

@@ -29,6 +29,7 @@ import { simulationToPy } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
 import { RunUsage, runUsageToPy } from "./llm-usage.ts";
+import { ownString } from "./compact.ts";
 
 /** The checkpoint format version this code writes (2 added `session` records; 1 still loads). */
 export const CHECKPOINT_VERSION = 2;
@@ -98,7 +99,8 @@ export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
 
 /** Identity of one unit of work: upstream's resume key `(trial, task_id, seed)`. */
 export function simulationKey(trial: number, taskId: string, seed: number): string {
-  return `${trial}\u0000${taskId}\u0000${seed}`;
+  // Flat and of its own: run maps keep one key per simulation (see compact.ts).
+  return ownString(`${trial}\u0000${taskId}\u0000${seed}`);
 }
 
 /** The key of a stored simulation. */
