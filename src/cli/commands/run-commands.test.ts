@@ -9,7 +9,7 @@ import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { compareCommand } from "./compare.ts";
 import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { exportCommand } from "./export.ts";
-import { type RunCommandOptions, runCommand, runConfigFromOptions } from "./run.ts";
+import { type RunCommandOptions, runCommand, runConfigFromOptions, startedViaNpx } from "./run.ts";
 import { viewCommand } from "./view.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -59,6 +59,15 @@ async function inProcessRun(cwd: string, overrides: Partial<RunCommandOptions>) 
   });
   return { code, stdout: out.join("\n"), stderr: err.join("\n") };
 }
+
+describe("startedViaNpx", () => {
+  it("recognises `npx tau` only, not tau spawned by another npx command", () => {
+    expect(startedViaNpx({ npm_lifecycle_event: "npx", npm_lifecycle_script: "'tau'" })).toBe(true);
+    expect(startedViaNpx({ npm_lifecycle_event: "npx", npm_lifecycle_script: "'vitest'" })).toBe(false);
+    expect(startedViaNpx({ npm_lifecycle_event: "test", npm_lifecycle_script: "vitest run" })).toBe(false);
+    expect(startedViaNpx({})).toBe(false);
+  });
+});
 
 describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", () => {
   it("`tau run --domain mock --agent replay --user scripted` gives pass^1 0.8 and saves under ./runs/NAME", () => {
@@ -269,6 +278,19 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
 });
 
 describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not set)", () => {
+  it("the resume command starts the way the run was started: `npx tau` or `tau`", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-cli-resume-"));
+    const argv = ["run", "--domain", "mock", "--save-to", "again"];
+    const viaNpx = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, viaNpx: true });
+    expect(viaNpx.resumeCommand).toBe(
+      `npx tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
+    );
+    const direct = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd });
+    expect(direct.resumeCommand).toBe(
+      `tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
+    );
+  });
+
   it("view, export, evaluate-trajs and compare work on a run", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-cmds-"));
     const first = await inProcessRun(cwd, { saveTo: join(cwd, "a.json"), numTrials: "2" });

@@ -70,13 +70,23 @@ export interface RunCommandIo {
   signal?: AbortSignal;
   /** The arguments after `tau` (to print the resume command). */
   argv: readonly string[];
+  /** Started through `npx tau`: a clone has no `tau` on the PATH, so the resume command says `npx tau` too. */
+  viaNpx?: boolean;
   cwd?: string;
+}
+
+/**
+ * Whether this process is `npx tau …` itself. npx sets `npm_lifecycle_event=npx` and puts the quoted
+ * bin name in `npm_lifecycle_script`; checking the name keeps `tau` spawned under `npx vitest` out.
+ */
+export function startedViaNpx(env: Record<string, string | undefined>): boolean {
+  return env.npm_lifecycle_event === "npx" && env.npm_lifecycle_script?.replace(/['"]/g, "").trim() === "tau";
 }
 
 /** Turns the flags into a {@link RunConfig} (all validation errors are one-line usage errors). */
 export function runConfigFromOptions(
   options: RunCommandOptions,
-  io: Pick<RunCommandIo, "argv" | "cwd">,
+  io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx">,
 ): RunConfig {
   const dataDir = resolveDataDir(options.dataDir);
   const agentLlm = parseModelOption("--agent-llm", options.agentLlm);
@@ -126,7 +136,7 @@ export function runConfigFromOptions(
     solo: options.solo ? true : undefined,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     resultsPath,
-    resumeCommand: resumeCommandFor(io.argv, resultsPath),
+    resumeCommand: `${io.viaNpx ? "npx " : ""}${resumeCommandFor(io.argv, resultsPath)}`,
   };
 }
 
@@ -249,6 +259,7 @@ export function registerRunCommand(program: Command): void {
           isTty: Boolean(process.stdout.isTTY && process.stderr.isTTY),
           signal: controller.signal,
           argv: process.argv.slice(2),
+          viaNpx: startedViaNpx(process.env),
         });
         // Abandoned simulations may still hold sockets open; leave now that finished work is on disk.
         if (code === 130) process.exit(130);
