@@ -11,6 +11,11 @@
  *
  * Each conversation is three model calls: the user opens, the agent answers,
  * the user stops. Alone: `npx tsx bench/runner-throughput.ts [--quick] [--in-process]`.
+ *
+ * Memory: each measurement runs in a process of its own (so its peak RSS is
+ * its own), sampling RSS during the batch and during the export, and the heap
+ * after a full collection once the batch ended. The in-process model runs at
+ * two sizes; the heap kept per finished simulation is the slope between them.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,7 +28,7 @@ import { createLlmClient, type LlmClient, type LlmEventListener, providerKey } f
 import { exportResults } from "../src/runner/export.ts";
 import { executeRun } from "../src/runner/run.ts";
 import { startFakeProvider } from "../src/testing/fake-provider.ts";
-import type { BenchContext, BenchModule, BenchResult } from "./harness.ts";
+import { type BenchContext, type BenchModule, type BenchResult, heapUsedBytes } from "./harness.ts";
 
 /** Settings of one throughput measurement. */
 export interface ThroughputSettings {
@@ -43,7 +48,14 @@ export interface ThroughputResult extends ThroughputSettings {
   simulationsPerHour: number;
   /** CPU of the runner process (user + system). */
   cpuMs: number;
+  /** Peak RSS of the measuring process (it measures nothing else). */
   peakRssBytes: number;
+  /** Highest RSS sampled while the batch ran, and while the results JSON was written. */
+  batchPeakRssBytes: number;
+  exportPeakRssBytes: number;
+  /** Heap in use after a full collection: before the run, and after the batch with its outcome still held. */
+  heapBeforeBytes: number;
+  heapAfterBatchBytes: number;
   maxInFlight: number;
   /** Mean and maximum event-loop delay of the runner process during the run. */
   runnerLagMs: number;
@@ -66,6 +78,20 @@ function scriptedText(systemText: string, messageCount: number): string {
 }
 
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+
+/** Samples RSS every 20 ms until stopped; returns the highest seen (the export yields to timers between chunks). */
+function rssSampler(): { stop(): number } {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage.rss());
+    },
+  };
+}
 
 /** A model transport plus its call counters. */
 interface Transport {
@@ -152,6 +178,8 @@ export async function measureRunnerThroughput(
   const trials = Math.max(1, Math.round(settings.simulations / taskIds.length));
   const lag = monitorEventLoopDelay({ resolution: 10 });
   try {
+    const heapBeforeBytes = heapUsedBytes();
+    const batchRss = rssSampler();
     const cpuBefore = process.cpuUsage();
     lag.enable();
     const started = performance.now();
@@ -187,9 +215,14 @@ export async function measureRunnerThroughput(
     const wallMs = performance.now() - started;
     lag.disable();
     const cpu = process.cpuUsage(cpuBefore);
+    const batchPeakRssBytes = batchRss.stop();
+    // The outcome (one slim record per simulation) is still referenced here, as it is by `tau run`.
+    const heapAfterBatchBytes = heapUsedBytes();
+    const exportRss = rssSampler();
     const exportStarted = performance.now();
     await exportResults(outcome.checkpointPath, outcome.resultsPath);
     const exportMs = performance.now() - exportStarted;
+    const exportPeakRssBytes = exportRss.stop();
     const failed = outcome.simulations.filter((s) => s.termination_reason === "infrastructure_error");
     if (failed.length > 0)
       throw new Error(
@@ -208,6 +241,10 @@ export async function measureRunnerThroughput(
       simulationsPerHour: (simulations / wallMs) * 3_600_000,
       cpuMs: cpuMs(cpu),
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      batchPeakRssBytes,
+      exportPeakRssBytes,
+      heapBeforeBytes,
+      heapAfterBatchBytes,
       maxInFlight,
       runnerLagMs: lag.mean / 1e6,
       runnerLagMaxMs: lag.max / 1e6,
@@ -262,9 +299,81 @@ function rows(result: ThroughputResult): BenchResult[] {
       metric: "peak RSS",
       value: result.peakRssBytes,
       unit: "bytes",
-      note: "runner process maximum",
+      note: `own process; ${mb(result.batchPeakRssBytes)} during the batch, ${mb(result.exportPeakRssBytes)} during the export`,
     },
   ];
+}
+
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/** Most heap a finished simulation may keep (its slim record for metrics and the summary). */
+export const KEPT_PER_SIMULATION_TARGET = 1024;
+
+/** The memory comparison of two run sizes: what grows with the number of finished simulations. */
+function memoryRows(small: ThroughputResult, large: ThroughputResult): BenchResult[] {
+  const subject = `runner (${small.transport})`;
+  const added = large.simulations - small.simulations;
+  const kept = (result: ThroughputResult) => result.heapAfterBatchBytes - result.heapBeforeBytes;
+  const perSize = (result: ThroughputResult): BenchResult[] => [
+    {
+      subject,
+      metric: `peak RSS, ${result.simulations} simulations`,
+      value: result.peakRssBytes,
+      unit: "bytes",
+      note: `batch ${mb(result.batchPeakRssBytes)}, export ${mb(result.exportPeakRssBytes)}`,
+    },
+    {
+      subject,
+      metric: `heap after batch, ${result.simulations} simulations`,
+      value: result.heapAfterBatchBytes,
+      unit: "bytes",
+      note: `after a full GC, outcome held; ${mb(kept(result))} more than before the run`,
+    },
+  ];
+  return [
+    ...perSize(small),
+    ...perSize(large),
+    {
+      subject,
+      metric: "heap kept per finished simulation",
+      value: (kept(large) - kept(small)) / added,
+      unit: "bytes",
+      target: KEPT_PER_SIMULATION_TARGET,
+      note: `slope of heap after batch, ${small.simulations} → ${large.simulations} simulations`,
+    },
+    {
+      subject,
+      metric: "peak RSS per added simulation",
+      value: (large.peakRssBytes - small.peakRssBytes) / added,
+      unit: "bytes",
+      // Not memory kept (the heap row is): V8 lets more garbage pile up between full collections
+      // as a run goes on, up to a plateau, so this slope falls with longer runs.
+      note: `${mb(small.peakRssBytes)} → ${mb(large.peakRssBytes)}; garbage, not kept heap: V8 collects later as a run goes on`,
+    },
+  ];
+}
+
+/** Runs {@link measureRunnerThroughput} in a fresh process, so its peak RSS and heap are its own. */
+async function measureInChild(dataDir: string, settings: ThroughputSettings): Promise<ThroughputResult> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--expose-gc",
+      "--import",
+      "tsx",
+      new URL(import.meta.url).pathname,
+      "--measure",
+      JSON.stringify({ dataDir, settings }),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`the runner measurement process exited with ${code}`);
+  return JSON.parse(output) as ThroughputResult;
 }
 
 /** The benchmark module for `bench/index.ts`. */
@@ -273,10 +382,9 @@ export const runnerBench: BenchModule = {
   description:
     "runner throughput, 500 ms per model call, concurrency 200 (in-process model, then HTTP fake provider)",
   async run(context: BenchContext): Promise<BenchResult[]> {
-    const out: BenchResult[] = [];
-    for (const transport of ["in-process", "http"] as const) {
-      const result = await measureRunnerThroughput(context.dataDir, {
-        simulations: Math.round(1200 * context.scale),
+    const measure = async (transport: ThroughputSettings["transport"], simulations: number) => {
+      const result = await measureInChild(context.dataDir, {
+        simulations: Math.round(simulations * context.scale),
         concurrency: 200,
         latencyMs: 500,
         transport,
@@ -284,11 +392,17 @@ export const runnerBench: BenchModule = {
       context.log(
         `runner (${transport}): ${result.simulations} simulations, ${result.modelCalls} calls in ${(result.wallMs / 1000).toFixed(2)} s ` +
           `(ideal ${(result.idealMs / 1000).toFixed(2)} s, ${(100 * result.efficiency).toFixed(1)}%), ` +
-          `event-loop lag mean ${result.runnerLagMs.toFixed(1)} ms, ${result.maxInFlight} calls in flight at most`,
+          `event-loop lag mean ${result.runnerLagMs.toFixed(1)} ms, ${result.maxInFlight} calls in flight at most, ` +
+          `peak RSS ${mb(result.peakRssBytes)}, heap after batch ${mb(result.heapAfterBatchBytes)}`,
       );
-      out.push(...rows(result));
-    }
-    return out;
+      return result;
+    };
+    const small = await measure("in-process", 1200);
+    const large = await measure("in-process", 2400);
+    const http = await measure("http", 1200);
+    // The small run's peak RSS is in the memory comparison, with the large run's beside it.
+    const throughput = rows(small).filter((row) => row.metric !== "peak RSS");
+    return [...throughput, ...memoryRows(small, large), ...rows(http)];
   },
 };
 
@@ -309,6 +423,13 @@ if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--se
       `${JSON.stringify({ callCount: provider.callCount, maxInFlight: provider.maxInFlight })}\n`,
     );
   await provider.close();
+} else if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--measure") {
+  // Child process mode for the bench module: one measurement, its result as JSON on stdout.
+  const { dataDir, settings } = JSON.parse(process.argv[3]!) as {
+    dataDir: string;
+    settings: ThroughputSettings;
+  };
+  process.stdout.write(`${JSON.stringify(await measureRunnerThroughput(dataDir, settings))}\n`);
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const dataDir = process.env.TAU_DATA_DIR ?? join(import.meta.dirname, "..", "..", "shared", "tau2-data");
   const result = await measureRunnerThroughput(dataDir, {
