@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -58,5 +58,17 @@ describe("tau data pull from an unreachable URL", () => {
     expect(tau("http://127.0.0.1:1/data.tar.gz").stderr.trim()).toBe(
       "tau: Cannot download http://127.0.0.1:1/data.tar.gz: fetch failed (bad port)",
     );
+  });
+});
+
+describe("tau --version", () => {
+  it("prints the package version and exits 0", () => {
+    const result = spawnSync(process.execPath, [join(repo, "bin", "tau.js"), "--version"], {
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(0);
+    const version = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { version: string })
+      .version;
+    expect(result.stdout.trim()).toBe(version);
   });
 });

@@ -5,12 +5,14 @@
  */
 import { Command, CommanderError } from "commander";
 import { TauError } from "../core/errors.ts";
+import { packageVersion } from "../core/results.ts";
 import { registerCommands } from "./commands/index.ts";
 
 /** Builds the commander program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command("tau")
     .description("Evaluate tool-using conversational agents, τ-bench style (faithful to tau2-bench)")
+    .version(packageVersion(), "--version", "print taubench's version")
     .option("--verbose", "print stack traces and debug output")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
