@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,6 +99,8 @@ describe("tau data pull", () => {
     expect(result.files).toBe(2);
     expect(readFileSync(join(dest, "domains/mock/policy.md"))).toEqual(policy);
     expect(readFileSync(join(dest, "domains/mock/tasks.json"))).toEqual(tasks);
+    // pulling again over an earlier pull is allowed
+    expect((await pullData({ dest, url: `${base}/good.tar.gz`, manifest })).files).toBe(2);
   });
 
   it("refuses an archive whose files do not match, naming each file, and writes nothing", async () => {
@@ -124,5 +126,20 @@ describe("tau data pull", () => {
     const long = `${"x".repeat(120)}/file.txt`;
     const entries = parseTar(tarOf([{ path: long, data: Buffer.from("hi") }]));
     expect(entries).toEqual([{ path: long, data: Buffer.from("hi") }]);
+  });
+});
+
+describe("tau data pull --dest safety", () => {
+  it("refuses to replace a folder that holds anything but data files, before downloading", async () => {
+    const dest = mkdtempSync(join(tmpdir(), "tau-pull-home-"));
+    writeFileSync(join(dest, "thesis.tex"), "precious");
+    const error = await pullData({
+      dest,
+      url: "http://127.0.0.1:9/never-fetched.tar.gz",
+      manifest: [],
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(DataDirError);
+    expect(error.message).toContain("thesis.tex");
+    expect(readFileSync(join(dest, "thesis.tex"), "utf8")).toBe("precious");
   });
 });

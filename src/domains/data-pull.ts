@@ -4,8 +4,17 @@
  * before anything is written to the data folder.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { DataDirError } from "../core/errors.ts";
 import { ARCHIVE_DATA_PREFIX, DATA_MANIFEST, DEFAULT_DATA_URL, type ManifestEntry } from "./data-manifest.ts";
@@ -105,6 +114,7 @@ export interface PullOptions {
  */
 export async function pullData(options: PullOptions): Promise<PullResult> {
   const manifest = options.manifest ?? DATA_MANIFEST;
+  assertReplaceable(options.dest, manifest);
   const url = options.url ?? DEFAULT_DATA_URL;
   const raw = await fetchArchive(url, options.signal);
   let tar: Buffer;
@@ -156,4 +166,34 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
   rmSync(options.dest, { recursive: true, force: true });
   renameSync(staging, options.dest);
   return { dest: options.dest, files: manifest.length, bytes };
+}
+
+function filesBelow(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...filesBelow(path));
+    else out.push(path);
+  }
+  return out;
+}
+
+/**
+ * The pull replaces `dest` as a whole, so it must hold nothing but data files
+ * (an earlier pull, or a copy of upstream's data folder): anything else is a
+ * folder the user did not mean to lose.
+ */
+function assertReplaceable(dest: string, manifest: readonly ManifestEntry[]): void {
+  if (!existsSync(dest)) return;
+  if (!statSync(dest).isDirectory())
+    throw new DataDirError(`${dest} exists and is not a folder; choose another --dest`);
+  const known = new Set(manifest.map((file) => file.path));
+  const foreign = filesBelow(dest)
+    .map((path) => relative(dest, path).split("\\").join("/"))
+    .filter((path) => !known.has(path));
+  if (foreign.length > 0) {
+    throw new DataDirError(
+      `${dest} already holds files that are not benchmark data (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", …" : ""}); the pull replaces its --dest folder as a whole, so choose an empty or new folder`,
+    );
+  }
 }
