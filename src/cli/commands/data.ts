@@ -10,7 +10,11 @@ export function registerDataCommand(program: Command): void {
   data
     .command("pull")
     .description(`download upstream ${UPSTREAM_RELEASE}'s data and verify every file's sha256`)
-    .option("--dest <dir>", "where to put the data folder (an earlier pull there is replaced; other folders are refused)", defaultDataDir())
+    .option(
+      "--dest <dir>",
+      "where to put the data folder (an earlier pull there is replaced; other folders are refused)",
+      defaultDataDir(),
+    )
     .option("--url <url>", "archive URL or local .tar.gz path", DEFAULT_DATA_URL)
     .action(async (options: { dest: string; url: string }) => {
       console.log(`Fetching ${options.url} …`);

@@ -10,6 +10,7 @@ import { resolveDataDir } from "../../domains/data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
 import { createLlmJudge } from "../../evaluation/nl-assertions.ts";
 import { createLlmClient } from "../../llm/index.ts";
+import { localBaseUrl } from "../llm-options.ts";
 import {
   DEFAULT_LLM,
   defaultLlmArgs,
@@ -36,7 +37,7 @@ export interface EvaluateTrajsOptions {
 function judgeClient(model: string, options: EvaluateTrajsOptions) {
   try {
     return createLlmClient(model, {
-      ...(options.llmBaseUrl ? { baseUrl: options.llmBaseUrl } : {}),
+      ...localBaseUrl(model, options.llmBaseUrl),
       ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
     });
   } catch (error) {

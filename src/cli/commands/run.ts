@@ -10,6 +10,7 @@ import type { Command } from "commander";
 import { getAgentDefinition } from "../../agents/registry.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { createLlmClient, loadPriceTable, type PriceTable, providerKey } from "../../llm/index.ts";
+import { localBaseUrl } from "../llm-options.ts";
 import {
   DEFAULT_LLM,
   defaultLlmArgs,
@@ -161,7 +162,7 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
     createLlm: (model, onEvent) => {
       try {
         return createLlmClient(model, {
-          ...(options.llmBaseUrl ? { baseUrl: options.llmBaseUrl } : {}),
+          ...localBaseUrl(model, options.llmBaseUrl),
           ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
           ...(priceTable ? { priceTable } : {}),
           promptCache: options.promptCache,
@@ -226,7 +227,7 @@ export function registerRunCommand(program: Command): void {
     .option("--judge-llm-args <json>", 'judge model arguments; replaces the default {"temperature": 0.0}')
     .option(
       "--llm-base-url <url>",
-      "one endpoint for every model of the run (a local/… model alone: set TAU_LLM_BASE_URL instead)",
+      "endpoint of the OpenAI-compatible server for local/… models (default TAU_LLM_BASE_URL); other providers keep their own endpoints (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, …)",
     )
     .option("--llm-cache <dir>", "SQLite response cache folder (replays identical requests offline)")
     .option("--no-prompt-cache", "do not ask the provider to cache prompt prefixes")
