@@ -11,43 +11,16 @@ import { loadDomain } from "../domains/registry.ts";
 import { infrastructureErrorSimulation } from "./batch.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
 import { canonicalModelName, importedInfoDifferences } from "./import-results.ts";
-import { executeRun, planRun, type RunConfig, type RunDependencies } from "./run.ts";
+import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../testing/run-config.ts";
+import { executeRun, planRun, type RunConfig } from "./run.ts";
 import { trialSeeds } from "./seeds.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 
-const offline: RunDependencies = {
-  createLlm: () => {
-    throw new Error("offline test: no model expected");
-  },
-  providerKey: (model) => model,
-};
+const offline = OFFLINE_RUN_DEPENDENCIES;
 
 function config(resultsPath: string, overrides: Partial<RunConfig> = {}): RunConfig {
-  return {
-    domain: "mock",
-    dataDir: dataDir!,
-    split: "base",
-    numTrials: 1,
-    seed: 300,
-    maxSteps: 200,
-    maxErrors: 10,
-    maxConcurrency: 4,
-    maxRetries: 0,
-    retryDelayMs: 0,
-    timeoutMs: null,
-    agent: "replay",
-    user: "scripted",
-    agentLlm: "openai/gpt-4.1-2025-04-14",
-    userLlm: "openai/gpt-4.1-2025-04-14",
-    judgeLlm: null,
-    agentLlmArgs: { temperature: new PyFloat(0) },
-    userLlmArgs: { temperature: new PyFloat(0) },
-    judgeLlmArgs: { temperature: new PyFloat(0) },
-    enforceCommunicationProtocol: false,
-    resultsPath,
-    ...overrides,
-  };
+  return offlineRunConfig(dataDir!, { resultsPath, ...overrides });
 }
 
 const scratch = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));

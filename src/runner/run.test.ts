@@ -1,11 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { registerAgent } from "../agents/registry.ts";
 import { ReplayAgent } from "../agents/replay-agent.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
-import { PyFloat } from "../core/py-json.ts";
 import { readResultsFile } from "../core/results.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
@@ -13,43 +11,16 @@ import { parseRunUsage } from "./llm-usage.ts";
 import { loadRun } from "./run-file.ts";
 import type { LlmClient } from "../llm/types.ts";
 import type { RunProgress } from "./progress.ts";
+import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../testing/run-config.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
 import { renderSummary } from "./summary.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 
-const offline: RunDependencies = {
-  createLlm: () => {
-    throw new Error("offline test: no model expected");
-  },
-  providerKey: (model) => model,
-};
+const offline = OFFLINE_RUN_DEPENDENCIES;
 
 function config(overrides: Partial<RunConfig> = {}): RunConfig {
-  return {
-    domain: "mock",
-    dataDir: dataDir!,
-    split: "base",
-    numTrials: 1,
-    seed: 300,
-    maxSteps: 200,
-    maxErrors: 10,
-    maxConcurrency: 8,
-    maxRetries: 3,
-    retryDelayMs: 0,
-    timeoutMs: null,
-    agent: "replay",
-    user: "scripted",
-    agentLlm: "openai/gpt-4.1-2025-04-14",
-    userLlm: "openai/gpt-4.1-2025-04-14",
-    judgeLlm: null,
-    agentLlmArgs: { temperature: new PyFloat(0) },
-    userLlmArgs: { temperature: new PyFloat(0) },
-    judgeLlmArgs: { temperature: new PyFloat(0) },
-    enforceCommunicationProtocol: false,
-    resultsPath: join(mkdtempSync(join(tmpdir(), "tau-run-")), "results.json"),
-    ...overrides,
-  };
+  return offlineRunConfig(dataDir!, { maxConcurrency: 8, maxRetries: 3, ...overrides });
 }
 
 // An agent that fails its first `failures` episodes per task, then behaves like `replay`.

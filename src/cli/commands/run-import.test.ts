@@ -9,6 +9,7 @@ import { loadDomain } from "../../domains/registry.ts";
 import { infrastructureErrorSimulation } from "../../runner/batch.ts";
 import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { executeRun } from "../../runner/run.ts";
+import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../../testing/run-config.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 const tauBin = join(resolve(import.meta.dirname, "..", "..", ".."), "bin", "tau.js");
@@ -25,36 +26,8 @@ describe.skipIf(!dataDir)(
     beforeAll(async () => {
       // One real finished simulation, then the file upstream would hold after 2 of 10 mock tasks.
       const source = await executeRun(
-        {
-          domain: "mock",
-          dataDir: dataDir!,
-          split: "base",
-          taskIds: ["create_task_1"],
-          numTrials: 1,
-          seed: 300,
-          maxSteps: 200,
-          maxErrors: 10,
-          maxConcurrency: 1,
-          maxRetries: 0,
-          retryDelayMs: 0,
-          timeoutMs: null,
-          agent: "replay",
-          user: "scripted",
-          agentLlm: "openai/gpt-4.1-2025-04-14",
-          userLlm: "openai/gpt-4.1-2025-04-14",
-          judgeLlm: null,
-          agentLlmArgs: { temperature: new PyFloat(0) },
-          userLlmArgs: { temperature: new PyFloat(0) },
-          judgeLlmArgs: { temperature: new PyFloat(0) },
-          enforceCommunicationProtocol: false,
-          resultsPath: join(mkdtempSync(join(tmpdir(), "tau-cli-import-src-")), "results.json"),
-        },
-        {
-          createLlm: () => {
-            throw new Error("offline test: no model expected");
-          },
-          providerKey: (model) => model,
-        },
+        offlineRunConfig(dataDir!, { taskIds: ["create_task_1"], maxConcurrency: 1 }),
+        OFFLINE_RUN_DEPENDENCIES,
       );
       const tasks = [...loadDomain("mock", dataDir!).tasks()];
       const finished = readResultsFile(source.resultsPath).simulations[0]!;
