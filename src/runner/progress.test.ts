@@ -63,6 +63,24 @@ describe("RunProgress", () => {
     );
   });
 
+  it("says when calls had no known price instead of counting them as $0", () => {
+    const progress = new RunProgress(1, [], () => 0);
+    const call = (model: string, costUsd: number | null) => ({
+      type: "call" as const,
+      model,
+      callName: "agent",
+      usage: { prompt_tokens: 10, completion_tokens: 1 },
+      costUsd,
+      durationMs: 1,
+      attempts: 1,
+      cached: false,
+    });
+    progress.onLlmEvent(call("local/x", null));
+    expect(formatProgressLine(progress.snapshot())).toContain("| cost n/a |");
+    progress.onLlmEvent(call("openai/gpt-4.1", 0.5));
+    expect(formatProgressLine(progress.snapshot())).toContain("| $0.5000 + 1 unpriced |");
+  });
+
   it("uses upstream's 1e-6 success tolerance", () => {
     expect(isSuccessful(1 - 1e-7)).toBe(true);
     expect(isSuccessful(0.99)).toBe(false);

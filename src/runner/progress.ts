@@ -16,6 +16,9 @@ export interface ProgressSnapshot {
   passHat1: number | null;
   infraErrors: number;
   costUsd: number;
+  /** Provider calls so far, and how many of them had no known price (their cost is unknown, not 0). */
+  calls: number;
+  unpricedCalls: number;
   tokens: number;
   /** Simulation re-runs plus provider-call retries. */
   retries: number;
@@ -33,6 +36,8 @@ export class RunProgress {
   private successes = 0;
   private infraErrors = 0;
   private costUsd = 0;
+  private calls = 0;
+  private unpricedCalls = 0;
   private tokens = 0;
   private retries = 0;
   private rateLimited = 0;
@@ -82,7 +87,9 @@ export class RunProgress {
   onLlmEvent(event: LlmEvent): void {
     switch (event.type) {
       case "call":
+        this.calls++;
         if (event.costUsd !== null) this.costUsd += event.costUsd;
+        else this.unpricedCalls++;
         this.tokens += (event.usage.prompt_tokens ?? 0) + (event.usage.completion_tokens ?? 0);
         break;
       case "retry":
@@ -111,6 +118,8 @@ export class RunProgress {
       passHat1: this.evaluated === 0 ? null : this.successes / this.evaluated,
       infraErrors: this.infraErrors,
       costUsd: this.costUsd,
+      calls: this.calls,
+      unpricedCalls: this.unpricedCalls,
       tokens: this.tokens,
       retries: this.retries,
       rateLimited: this.rateLimited,
@@ -139,11 +148,18 @@ export function formatCount(n: number): string {
   return String(n);
 }
 
+/** Cost so far: `$x` when every call was priced, `n/a` when none was, `$x + N unpriced` in between. */
+function formatProgressCost(s: ProgressSnapshot): string {
+  if (s.calls > 0 && s.unpricedCalls === s.calls) return "cost n/a";
+  const cost = `$${s.costUsd.toFixed(4)}`;
+  return s.unpricedCalls > 0 ? `${cost} + ${s.unpricedCalls} unpriced` : cost;
+}
+
 /** The counters after the bar (shared by both renderers). */
 export function formatProgressFields(s: ProgressSnapshot): string {
   const parts = [
     `pass^1 ${s.passHat1 === null ? "-" : s.passHat1.toFixed(3)}`,
-    `$${s.costUsd.toFixed(4)}`,
+    formatProgressCost(s),
     `${formatCount(s.tokens)} tok`,
     `retries ${s.retries}`,
     `429s ${s.rateLimited}`,
