@@ -4,7 +4,7 @@
  * (agent, user simulator, judge), and read what the run wrote. Kept apart from
  * the tests so each test file stays about behaviour, not plumbing.
  */
-import { spawn } from "node:child_process";
+import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { FakeReply, FakeRequest } from "../testing/fake-provider.ts";
@@ -13,6 +13,21 @@ const repo = resolve(import.meta.dirname, "..", "..");
 
 /** The CLI entry point the tests spawn. */
 export const TAU_BIN = join(repo, "bin", "tau.js");
+
+/**
+ * Runs `node bin/tau.js <args>` synchronously, for tests that need no server in
+ * this process; `env` is added to (or, with `undefined`, removes from) the parent's.
+ */
+export function runTauSync(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [TAU_BIN, ...args], {
+    encoding: "utf8",
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    env: { ...process.env, ...options.env },
+  });
+}
 
 /** What a finished `tau` child process left behind. */
 export interface TauRun {

@@ -1,18 +1,13 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runTauSync } from "./e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 const repo = resolve(import.meta.dirname, "..", "..");
 
-function tau(args: string[], env: Record<string, string | undefined> = {}) {
-  return spawnSync(process.execPath, [join(repo, "bin", "tau.js"), ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...env },
-  });
-}
+const tau = (args: string[], env: Record<string, string | undefined> = {}) => runTauSync(args, { env });
 
 describe("tau CLI basics", () => {
   it("rejects an unknown domain with one line and exit code 2", () => {

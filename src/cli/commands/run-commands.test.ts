@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,18 +11,12 @@ import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { exportCommand } from "./export.ts";
 import { type RunCommandOptions, runCommand, runConfigFromOptions, startedViaNpx } from "./run.ts";
 import { viewCommand } from "./view.ts";
+import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 const repo = resolve(import.meta.dirname, "..", "..", "..");
-const tauBin = join(repo, "bin", "tau.js");
 
-function tau(args: string[], cwd: string, env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [tauBin, ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, ...env },
-  });
-}
+const tau = (args: string[], cwd: string, env: Record<string, string> = {}) => runTauSync(args, { cwd, env });
 
 function runOptions(overrides: Partial<RunCommandOptions>): RunCommandOptions {
   return {
@@ -199,7 +193,7 @@ describe.skipIf(!dataDir)("tau run end to end (skipped: TAU_DATA_DIR not set)", 
       dataDir!,
     ];
     const checkpoint = join(cwd, "runs", "killed", "results.jsonl");
-    const child = spawn(process.execPath, [tauBin, ...args], { cwd, stdio: "ignore" });
+    const child = spawn(process.execPath, [TAU_BIN, ...args], { cwd, stdio: "ignore" });
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
     // Wait until some simulations are on disk, then kill without warning.
     const deadline = Date.now() + 30_000;
@@ -253,7 +247,7 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
       dataDir!,
     ];
     const checkpoint = join(cwd, "runs", "stopped", "results.jsonl");
-    const child = spawn(process.execPath, [tauBin, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [TAU_BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));

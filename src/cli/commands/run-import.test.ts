@@ -1,7 +1,6 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PyFloat } from "../../core/py-json.ts";
 import { Info, type Results, readResultsFile, writeResultsFile } from "../../core/results.ts";
@@ -10,13 +9,11 @@ import { infrastructureErrorSimulation } from "../../runner/batch.ts";
 import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { executeRun } from "../../runner/run.ts";
 import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../../testing/run-config.ts";
+import { runTauSync } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
-const tauBin = join(resolve(import.meta.dirname, "..", "..", ".."), "bin", "tau.js");
 
-function tau(args: string[], cwd: string) {
-  return spawnSync(process.execPath, [tauBin, ...args], { cwd, encoding: "utf8" });
-}
+const tau = (args: string[], cwd: string) => runTauSync(args, { cwd });
 
 describe.skipIf(!dataDir)(
   "tau run --save-to an existing results.json (skipped: TAU_DATA_DIR not set)",

@@ -1,15 +1,12 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runTauSync } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
-const repo = resolve(import.meta.dirname, "..", "..", "..");
 
-function tau(args: string[]) {
-  return spawnSync(process.execPath, [join(repo, "bin", "tau.js"), ...args], { encoding: "utf8" });
-}
+const tau = (args: string[]) => runTauSync(args);
 
 describe("tau telecom generate", () => {
   it("requires --output", () => {
