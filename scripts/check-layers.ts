@@ -1,12 +1,14 @@
 /**
  * Fails when a file under src/ imports from a layer above its own
- * (DESIGN.md: imports point down only). Test files are exempt: they are
- * integration tests of their folder and may use higher layers as harness.
+ * (DESIGN.md: imports point down only), and when src/ holds a folder that is
+ * not placed in a layer: a new folder is placed here on purpose, never skipped.
+ * Test files are exempt from the direction rule: they are integration tests of
+ * their folder and may use higher layers as harness.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
-/** Layers from the bottom up; folders on one rank may not import each other unless listed in `peers`. */
+/** Layers from the bottom up; folders on one rank may not import each other. */
 export const LAYERS: string[][] = [
   ["core"],
   ["env"],
@@ -16,8 +18,11 @@ export const LAYERS: string[][] = [
   ["agents", "users"],
   ["orchestrator"],
   ["runner"],
-  ["cli", "viewer"],
+  ["worker"],
+  ["analysis", "mcp", "viewer"],
+  ["cli"],
 ];
+/** Folders that may import any layer: the public fakes. */
 const ALWAYS_ALLOWED = new Set(["testing"]);
 
 function rankOf(folder: string): number {
@@ -32,24 +37,47 @@ function* walk(dir: string): Generator<string> {
   }
 }
 
-/** Returns one line per import that points up the layer stack. */
+/** Top-level folders of `srcDir` that are neither in {@link LAYERS} nor always allowed. */
+export function unplacedFolders(srcDir: string): string[] {
+  return readdirSync(srcDir)
+    .filter((name) => statSync(join(srcDir, name)).isDirectory())
+    .filter((name) => rankOf(name) < 0 && !ALWAYS_ALLOWED.has(name))
+    .sort();
+}
+
+/**
+ * Returns one line per problem: an import that points up the layer stack, a
+ * production import of the package's front door (`src/index.ts`, which sits
+ * above every layer), and every folder that has no layer.
+ */
 export function findViolations(srcDir: string): string[] {
-  const problems: string[] = [];
+  const problems = unplacedFolders(srcDir).map(
+    (folder) => `src/${folder}: folder is not in a layer (add it to LAYERS in scripts/check-layers.ts)`,
+  );
   for (const file of walk(srcDir)) {
-    const from = relative(srcDir, file).split(sep)[0]!;
+    const parts = relative(srcDir, file).split(sep);
+    // Files at the root of src/ (the curated index.ts) are the front door: they may import anything.
+    if (parts.length === 1) continue;
+    const from = parts[0]!;
     const fromRank = rankOf(from);
+    if (fromRank < 0 && !ALWAYS_ALLOWED.has(from)) continue; // reported above as an unplaced folder
     const text = readFileSync(file, "utf8");
     for (const match of text.matchAll(
       /(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g,
     )) {
       const spec = match[1] ?? match[2]!;
-      const target = relative(srcDir, resolve(dirname(file), spec)).split(sep)[0]!;
+      const targetParts = relative(srcDir, resolve(dirname(file), spec)).split(sep);
+      const target = targetParts[0]!;
       if (target === from || target.startsWith("..")) continue;
       // Tests may reach up (a domain's fidelity test replays through evaluation/); production code may not.
       if (/\.test\.tsx?$/.test(file)) continue;
       if (ALWAYS_ALLOWED.has(from)) continue;
+      if (targetParts.length === 1) {
+        problems.push(`${relative(process.cwd(), file)}: ${from} imports the package index (${spec})`);
+        continue;
+      }
       const toRank = rankOf(target);
-      if (toRank < 0 || fromRank < 0) continue;
+      if (toRank < 0) continue; // reported above as an unplaced folder
       if (toRank > fromRank || (toRank === fromRank && target !== from)) {
         problems.push(`${relative(process.cwd(), file)}: ${from} imports ${target} (${spec})`);
       }

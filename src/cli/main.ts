@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { TauError } from "../core/errors.ts";
-import { packageVersion } from "../core/results.ts";
+import { packageVersion } from "../core/results-file.ts";
 import { registerCommands } from "./commands/index.ts";
 
 /** Builds the commander program (exported for tests). */

@@ -6,19 +6,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FileFormatError } from "./errors.ts";
 import { SimulationRun } from "./simulation.ts";
 import { PyFloat, parsePyJson, pyDumps } from "./py-json.ts";
+import { RESULTS_FORMAT_VERSION, type Results, serializeResults, simulationToPy } from "./results.ts";
 import {
   packageVersion,
-  RESULTS_FORMAT_VERSION,
-  type Results,
   readResultsFile,
   resultsLayout,
-  serializeResults,
-  simulationToPy,
   taubenchStamp,
   writeResultsDirStream,
   writeResultsFile,
   writeResultsStream,
-} from "./results.ts";
+} from "./results-file.ts";
 
 const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const upstreamFile = join(fixtures, "results-upstream.json");

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { readResultsFile } from "../core/results.ts";
+import { readResultsFile } from "../core/results-file.ts";
 import { SimulationRun, type TerminationReason } from "../core/simulation.ts";
 import {
   binomial,

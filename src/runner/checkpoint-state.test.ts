@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pyDumps } from "../core/py-json.ts";
-import { readResultsFile } from "../core/results.ts";
+import { readResultsFile } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { slimSimulation } from "./checkpoint-state.ts";

@@ -2,7 +2,8 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readResultsFile, serializeResults } from "../core/results.ts";
+import { serializeResults } from "../core/results.ts";
+import { readResultsFile } from "../core/results-file.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { CHECKPOINT_VERSION, CheckpointWriter, type SimulationRecord } from "./checkpoint.ts";
 import { checkpointToResults, exportResults } from "./export.ts";

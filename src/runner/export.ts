@@ -6,15 +6,13 @@
 import { FileFormatError } from "../core/errors.ts";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { Info, type Results, type SimulationIndexEntry } from "../core/results.ts";
 import {
-  Info,
-  type Results,
   type ResultsHead,
   resultsLayout,
-  type SimulationIndexEntry,
   writeResultsDirStream,
   writeResultsStream,
-} from "../core/results.ts";
+} from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import {
   type CheckpointState,

@@ -6,7 +6,8 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { type Info, readResultsFile } from "../core/results.ts";
+import type { Info } from "../core/results.ts";
+import { readResultsFile } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadCheckpointState, readSimulationsAt } from "./checkpoint-state.ts";

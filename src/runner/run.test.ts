@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { registerAgent } from "../agents/registry.ts";
 import { ReplayAgent } from "../agents/replay-agent.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
-import { readResultsFile } from "../core/results.ts";
+import { readResultsFile } from "../core/results-file.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
 import { parseRunUsage } from "./llm-usage.ts";

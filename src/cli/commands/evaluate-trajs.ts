@@ -5,7 +5,7 @@
  */
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { writeResultsFile } from "../../core/results.ts";
+import { writeResultsFile } from "../../core/results-file.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
 import { createLlmJudge } from "../../evaluation/nl-assertions.ts";
