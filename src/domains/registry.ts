@@ -3,6 +3,7 @@ import { UsageError } from "../core/errors.ts";
 import { airlineDomain } from "./airline/index.ts";
 import { mockDomain } from "./mock/index.ts";
 import { retailDomain } from "./retail/index.ts";
+import { tau1AirlineDomain, tau1RetailDomain } from "./tau1/index.ts";
 import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
 import type { Domain, DomainDefinition } from "./types.ts";
 
@@ -18,6 +19,8 @@ registerDomain(airlineDomain);
 registerDomain(retailDomain);
 registerDomain(telecomDomain);
 registerDomain(telecomWorkflowDomain);
+registerDomain(tau1RetailDomain);
+registerDomain(tau1AirlineDomain);
 
 /** Names of the registered domains, in registration order. */
 export function domainNames(): string[] {

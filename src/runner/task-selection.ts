@@ -11,6 +11,8 @@ export interface TaskSource {
   readonly name: string;
   tasks(): readonly Task[];
   splits(): TaskSplits | null;
+  /** Split-addressed task lists (see `Domain.tasksOf`); when present it replaces `tasks()` + `splits()`. */
+  tasksOf?(split: string | null): readonly Task[];
 }
 
 /** The user's choice of tasks. */
@@ -35,9 +37,9 @@ export function parseTaskIds(value: string | readonly string[] | undefined): str
 
 /** Applies the selection to a domain's tasks; unknown splits or ids are a {@link UsageError}. */
 export function selectTasks(source: TaskSource, selection: TaskSelection): Task[] {
-  const all = source.tasks();
+  const all = source.tasksOf ? source.tasksOf(selection.split) : source.tasks();
   let tasks: Task[] = [...all];
-  if (selection.split !== null) {
+  if (selection.split !== null && !source.tasksOf) {
     const splits = source.splits();
     // A domain without a split file has only its full task list; accept the default name for it.
     if (splits !== null) {

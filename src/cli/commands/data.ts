@@ -4,19 +4,44 @@ import type { Command } from "commander";
 import { DATA_MANIFEST, DEFAULT_DATA_URL, UPSTREAM_RELEASE } from "../../domains/data-manifest.ts";
 import { defaultDataDir } from "../../domains/data-dir.ts";
 import { pullData } from "../../domains/data-pull.ts";
+import { defaultTau1DataDir } from "../../domains/tau1/data-dir.ts";
+import { DEFAULT_TAU1_URL, TAU1_COMMIT, TAU1_MANIFEST } from "../../domains/tau1/manifest.ts";
+import { pullTau1Data } from "../../domains/tau1/pull.ts";
+
+/** `tau data pull --tau1`: the original τ-bench's data, converted from its repository archive. */
+async function pullTau1(options: { dest?: string; url?: string }): Promise<void> {
+  const dest = options.dest ?? defaultTau1DataDir();
+  const url = options.url ?? DEFAULT_TAU1_URL;
+  console.log(`Fetching ${url} …`);
+  const result = await pullTau1Data({ dest, url });
+  const where =
+    resolve(result.dest) === resolve(defaultTau1DataDir())
+      ? "The tau1-* domains find it there unless TAU1_DATA_DIR or --tau1-data-dir names another folder."
+      : `Use it with --tau1-data-dir ${result.dest} or TAU1_DATA_DIR=${result.dest}.`;
+  console.log(
+    `Converted and verified ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) into ${result.dest}. ${where}`,
+  );
+}
 
 export function registerDataCommand(program: Command): void {
   const data = program.command("data").description("manage the official benchmark data folder");
   data
     .command("pull")
-    .description(`download upstream ${UPSTREAM_RELEASE}'s data and verify every file's sha256`)
+    .description(
+      `download upstream ${UPSTREAM_RELEASE}'s data and verify every file's sha256 (--tau1: the original τ-bench's, commit ${TAU1_COMMIT.slice(0, 7)})`,
+    )
     .option(
       "--dest <dir>",
-      "where to put the data folder (an earlier pull there is replaced; other folders are refused)",
-      defaultDataDir(),
+      `where to put the data folder (an earlier pull there is replaced; other folders are refused; default ${defaultDataDir()}, with --tau1 ${defaultTau1DataDir()})`,
     )
-    .option("--url <url>", "archive URL or local .tar.gz path", DEFAULT_DATA_URL)
-    .action(async (options: { dest: string; url: string }) => {
+    .option("--url <url>", `archive URL or local .tar.gz path (default ${DEFAULT_DATA_URL})`)
+    .option(
+      "--tau1",
+      "pull the original τ-bench data instead (its repository archive, converted and verified)",
+    )
+    .action(async (flags: { dest?: string; url?: string; tau1?: boolean }) => {
+      if (flags.tau1) return pullTau1(flags);
+      const options = { dest: flags.dest ?? defaultDataDir(), url: flags.url ?? DEFAULT_DATA_URL };
       console.log(`Fetching ${options.url} …`);
       const result = await pullData({ dest: options.dest, url: options.url });
       // Only the default cache is found without being named; a --dest elsewhere must be passed on.
@@ -35,5 +60,8 @@ export function registerDataCommand(program: Command): void {
       console.log(`TAU_DATA_DIR: ${process.env.TAU_DATA_DIR ?? "(not set)"}`);
       console.log(`default cache: ${defaultDataDir()}`);
       console.log(`expected files (${DATA_MANIFEST.length}): ${DATA_MANIFEST.map((f) => f.path).join(", ")}`);
+      console.log(`TAU1_DATA_DIR: ${process.env.TAU1_DATA_DIR ?? "(not set)"}`);
+      console.log(`τ-bench default cache: ${defaultTau1DataDir()}`);
+      console.log(`τ-bench files (${TAU1_MANIFEST.length}): ${TAU1_MANIFEST.map((f) => f.path).join(", ")}`);
     });
 }
