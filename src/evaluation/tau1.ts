@@ -20,7 +20,7 @@ import {
   type Tau1Action,
   TERMINATE_TOOL,
 } from "../domains/tau1/env.ts";
-import type { Tau1Domain, Tau1TaskRecord } from "../domains/tau1/index.ts";
+import { type Tau1Domain, type Tau1TaskRecord, taskToRecord } from "../domains/tau1/index.ts";
 import { rewardInfo } from "./reward-parts.ts";
 
 /** Upstream's `RewardActionInfo` / `RewardOutputInfo`. */

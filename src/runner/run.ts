@@ -14,6 +14,7 @@ import { resultsLayout, sourceGitCommit, taubenchStamp } from "../core/results-f
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
+import { isTau1Domain } from "../domains/tau1/index.ts";
 import type { Domain } from "../domains/types.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import { createLlmJudge, type NlAssertionJudge } from "../evaluation/nl-assertions.ts";
@@ -21,6 +22,7 @@ import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
 import type { LlmClient } from "../llm/types.ts";
 import { getAgentDefinition, type AgentDefinition } from "../agents/registry.ts";
 import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
+import type { HumanIo } from "../users/tau1-users.ts";
 import { GUIDELINES_FILE, GUIDELINES_WITH_TOOLS_FILE } from "../users/user-simulator.ts";
 import { runEpisode } from "../orchestrator/episode.ts";
 import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
@@ -40,6 +42,14 @@ import { LlmUsageCounter, runUsageToPy, sumRunUsage } from "./llm-usage.ts";
 import { type ProgressRenderer, RunProgress } from "./progress.ts";
 import { tasksNeedJudge } from "./regrade.ts";
 import { trialSeeds } from "./seeds.ts";
+import { exportTau1Results } from "./tau1-results.ts";
+import {
+  createTau1UnitRunner,
+  tau1AgentStrategy,
+  tau1Definitions,
+  tau1Stamp,
+  tau1UserStrategy,
+} from "./tau1-run.ts";
 import { selectTasks } from "./task-selection.ts";
 
 /** Everything `tau run` was asked to do. */
@@ -76,6 +86,8 @@ export interface RunConfig {
   resumeCommand?: string | undefined;
   /** Write the results JSON when the batch ends (default true; `tau export` can do it later). */
   writeResultsJson?: boolean | undefined;
+  /** Original τ-bench `few-shot` agent: the displays file (default: the data folder's for the domain). */
+  fewShotDisplaysPath?: string | undefined;
 }
 
 /** What the runner needs from the outside world (injected so tests can stay offline). */
@@ -92,6 +104,8 @@ export interface RunDependencies {
   signal?: AbortSignal;
   /** How often the session's provider usage is saved while the run goes on (default 30 s; it is saved at the end too). */
   usageSaveIntervalMs?: number;
+  /** The terminal of the original τ-bench `human` user strategy. */
+  humanUser?: HumanIo;
 }
 
 /** How a run ended. */
@@ -157,9 +171,11 @@ function promptHashes(
 export function planRun(config: RunConfig): RunPlan {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
-  const agent = getAgentDefinition(config.agent);
-  const user = getUserDefinition(config.user);
   const domain = loadDomain(config.domain, config.dataDir);
+  // The original τ-bench domains run their own agent and user strategies (runner/tau1-run.ts).
+  const tau1 = isTau1Domain(domain) ? tau1Definitions(config.agent, config.user) : null;
+  const agent = tau1?.agent ?? getAgentDefinition(config.agent);
+  const user = tau1?.user ?? getUserDefinition(config.user);
   const soloMode = config.solo ?? agent.soloMode;
   if (soloMode && !domain.supportsSolo)
     throw new UsageError(`Domain '${domain.name}' does not support solo mode (only mock and telecom do)`);
@@ -222,6 +238,16 @@ export function planRun(config: RunConfig): RunPlan {
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
       prompt_hashes: promptHashes(config.dataDir, domain, agent.instructions, user.needsLlm, soloMode),
+      ...(isTau1Domain(domain)
+        ? {
+            tau1: tau1Stamp(
+              domain,
+              tau1AgentStrategy(agent.name),
+              tau1UserStrategy(user.name),
+              agent.name === "few-shot" ? (config.fewShotDisplaysPath ?? domain.tau1.fewShotPath()) : null,
+            ),
+          }
+        : {}),
     }),
   });
   return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge };
@@ -380,14 +406,37 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     )
       await writer.append(runRecord);
 
-    const template = plan.domain.makeEnvironment({ soloMode: plan.soloMode });
-    const agentTools: ToolSchema[] = plan.soloMode
-      ? [...template.getToolSchemas(), ...template.getUserToolSchemas()]
-      : template.getToolSchemas();
+    const tau1Domain = isTau1Domain(plan.domain) ? plan.domain : null;
+    const template = tau1Domain ? null : plan.domain.makeEnvironment({ soloMode: plan.soloMode });
+    const agentTools: ToolSchema[] = !template
+      ? []
+      : plan.soloMode
+        ? [...template.getToolSchemas(), ...template.getUserToolSchemas()]
+        : template.getToolSchemas();
     const policy = plan.domain.policy({ soloMode: plan.soloMode });
     const guidelinesDir = join(config.dataDir, "user_simulator");
+    const runTau1 = tau1Domain
+      ? createTau1UnitRunner({
+          domain: tau1Domain,
+          agent: tau1AgentStrategy(plan.agent.name),
+          user: tau1UserStrategy(plan.user.name),
+          agentLlm,
+          userLlm,
+          agentLlmArgs: config.agentLlmArgs,
+          userLlmArgs: config.userLlmArgs,
+          maxSteps: config.maxSteps,
+          timeoutMs: config.timeoutMs,
+          seed: config.seed,
+          tasks: plan.tasks,
+          trials: numTrials,
+          fewShotPath: config.fewShotDisplaysPath ?? null,
+          ...(deps.humanUser ? { human: deps.humanUser } : {}),
+        })
+      : null;
 
     const runSimulation = async (unit: WorkUnit, signal: AbortSignal) => {
+      if (runTau1) return runTau1(unit, signal);
+      if (!template) throw new Error("no environment template");
       const userTools = plan.domain.hasUserTools ? template.getUserToolSchemas(unit.task.user_tools) : [];
       const agent = plan.agent.create({
         domainName: plan.domain.name,
@@ -488,7 +537,11 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     const outcomeInfo: Info = info.taubench
       ? { ...info, taubench: { ...info.taubench, llm_usage: runUsageToPy(runUsage) } }
       : info;
-    if (config.writeResultsJson ?? true) await exportResults(checkpointPath, config.resultsPath);
+    if (config.writeResultsJson ?? true) {
+      // The original τ-bench domains export τ-bench's own results format (a list of EnvRunResult).
+      if (tau1Domain) await exportTau1Results(checkpointPath, config.resultsPath, tau1Domain);
+      else await exportResults(checkpointPath, config.resultsPath);
+    }
     return {
       resultsPath: config.resultsPath,
       checkpointPath,

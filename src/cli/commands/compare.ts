@@ -4,13 +4,22 @@
  */
 import type { Command } from "commander";
 import { comparePassHat1, computeMetrics } from "../../metrics/index.ts";
-import { loadRun } from "../../runner/run-file.ts";
+import { isTau1DomainName } from "../../domains/tau1/index.ts";
+import { tau1Metrics } from "../../metrics/tau1.ts";
+import { type LoadRunOptions, loadRun } from "../../runner/run-file.ts";
 
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
 
 /** The comparison text for two runs. */
-export async function compareCommand(targetA: string, targetB: string): Promise<string> {
-  const [a, b] = [await loadRun(targetA), await loadRun(targetB)];
+export async function compareCommand(
+  targetA: string,
+  targetB: string,
+  options: LoadRunOptions = {},
+): Promise<string> {
+  const [a, b] = [
+    await loadRun(targetA, process.cwd(), options),
+    await loadRun(targetB, process.cwd(), options),
+  ];
   const lines: string[] = [];
   const domainA = a.info.environment_info.domain_name;
   const domainB = b.info.environment_info.domain_name;
@@ -31,6 +40,20 @@ export async function compareCommand(targetA: string, targetB: string): Promise<
   lines.push(
     `  pass^1  A ${fmt(metricsA.passHatK[0])}  B ${fmt(metricsB.passHatK[0])}  (${metricsA.totalTasks} / ${metricsB.totalTasks} tasks)`,
   );
+  if (isTau1DomainName(domainA)) {
+    const tau1 = (run: typeof a) =>
+      tau1Metrics(
+        run.simulations.map((s) => ({
+          taskId: s.task_id,
+          trial: s.trial ?? 0,
+          reward: s.reward_info?.reward ?? 0,
+        })),
+      );
+    const [ta, tb] = [tau1(a), tau1(b)];
+    lines.push(
+      `  τ-bench's pass^k (its formula, errors as 0): A ${ta.passHatK.map((v) => v.toFixed(3)).join(" / ")}  B ${tb.passHatK.map((v) => v.toFixed(3)).join(" / ")}`,
+    );
+  }
   if (comparison.meanDifference === null) {
     lines.push("  No task was evaluated in both runs, so they cannot be compared.");
     return lines.join("\n");
@@ -64,7 +87,12 @@ export function registerCompareCommand(program: Command): void {
     .description("compare two runs: pass^1 difference per domain with a paired test over tasks")
     .argument("<a>", "first run (checkpoint, results file, folder or name)")
     .argument("<b>", "second run")
-    .action(async (a: string, b: string) => {
-      console.log(await compareCommand(a, b));
+    .option("--domain <name>", "for τ-bench results files (JSON lists): tau1-retail or tau1-airline")
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder (default: TAU1_DATA_DIR or the pulled cache)",
+    )
+    .action(async (a: string, b: string, options: LoadRunOptions) => {
+      console.log(await compareCommand(a, b, options));
     });
 }

@@ -8,7 +8,11 @@
  */
 import type { Command } from "commander";
 import { getAgentDefinition } from "../../agents/registry.ts";
-import { resolveDataDir } from "../../domains/data-dir.ts";
+import { createInterface } from "node:readline";
+import { resolve } from "node:path";
+import { UsageError } from "../../core/errors.ts";
+import { resolveDomainDataDir } from "../../domains/domain-data-dir.ts";
+import { isTau1DomainName } from "../../domains/tau1/index.ts";
 import { createLlmClient, loadPriceTable, type PriceTable, providerKey } from "../../llm/index.ts";
 import { localBaseUrl } from "../llm-options.ts";
 import {
@@ -25,6 +29,9 @@ import { executeRun, type RunConfig } from "../../runner/run.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../../runner/summary.ts";
 import { parseTaskIds } from "../../runner/task-selection.ts";
+import { tau1MetricsLines } from "../../runner/tau1-results.ts";
+import { TAU1_DEFAULTS, tau1Definitions } from "../../runner/tau1-run.ts";
+import type { HumanIo } from "../../users/tau1-users.ts";
 import { getUserDefinition } from "../../users/registry.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 
@@ -35,18 +42,20 @@ export interface RunCommandOptions {
   taskIds?: string[];
   numTasks?: string;
   numTrials: string;
-  seed: string;
-  maxSteps: string;
+  seed?: string;
+  maxSteps?: string;
   maxErrors: string;
   maxConcurrency: string;
   maxRetries: string;
   retryDelay: string;
   timeout?: string;
   saveTo?: string;
-  agent: string;
-  user: string;
+  agent?: string;
+  user?: string;
+  /** The original τ-bench's name for `--user` on its domains. */
+  userStrategy?: string;
   agentLlm: string;
-  userLlm: string;
+  userLlm?: string;
   judgeLlm: string;
   judge?: string;
   agentLlmArgs?: string;
@@ -58,6 +67,8 @@ export interface RunCommandOptions {
   priceTable?: string;
   solo?: boolean;
   dataDir?: string;
+  tau1DataDir?: string;
+  fewShotDisplaysPath?: string;
   enforceCommunicationProtocol?: boolean;
   progressInterval: string;
 }
@@ -74,6 +85,34 @@ export interface RunCommandIo {
   /** Started through `npx tau`: a clone has no `tau` on the PATH, so the resume command says `npx tau` too. */
   viaNpx?: boolean;
   cwd?: string;
+  /** The terminal of the original τ-bench `human` user (default: stdin/stdout). */
+  human?: HumanIo;
+}
+
+/** Whether the agent and user of a run call a model (per domain family: τ-bench has its own participants). */
+function participantsNeedLlm(domain: string, agent: string, user: string) {
+  if (isTau1DomainName(domain)) {
+    const definitions = tau1Definitions(agent, user);
+    return { agentNeedsLlm: definitions.agent.needsLlm, userNeedsLlm: definitions.user.needsLlm };
+  }
+  return {
+    agentNeedsLlm: getAgentDefinition(agent).needsLlm,
+    userNeedsLlm: getUserDefinition(user).needsLlm,
+  };
+}
+
+/** The `human` user's terminal: the text on stdout, the typed line from stdin (upstream's `input()`). */
+function terminalHuman(): HumanIo {
+  let lines: AsyncIterator<string> | null = null;
+  return {
+    async ask(prompt) {
+      process.stdout.write(prompt);
+      lines ??= createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+      const next = await lines.next();
+      if (next.done) throw new UsageError("the human user's input ended");
+      return next.value;
+    },
+  };
 }
 
 /**
@@ -89,9 +128,23 @@ export function runConfigFromOptions(
   options: RunCommandOptions,
   io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx">,
 ): RunConfig {
-  const dataDir = resolveDataDir(options.dataDir);
+  const dataDir = resolveDomainDataDir(options.domain, options);
+  // The original τ-bench domains have their own participants and upstream's defaults (run.py).
+  const tau1 = isTau1DomainName(options.domain);
+  if (
+    options.userStrategy !== undefined &&
+    options.user !== undefined &&
+    options.userStrategy !== options.user
+  )
+    throw new UsageError("--user and --user-strategy name the same thing; pass one of them");
+  const agent = options.agent ?? (tau1 ? TAU1_DEFAULTS.agent : "llm_agent");
+  const user = options.userStrategy ?? options.user ?? (tau1 ? TAU1_DEFAULTS.user : "user_simulator");
+  const { agentNeedsLlm, userNeedsLlm } = participantsNeedLlm(options.domain, agent, user);
   const agentLlm = parseModelOption("--agent-llm", options.agentLlm);
-  const userLlm = parseModelOption("--user-llm", options.userLlm);
+  const userLlm = parseModelOption(
+    "--user-llm",
+    options.userLlm ?? (tau1 ? TAU1_DEFAULTS.userLlm : DEFAULT_LLM),
+  );
   const judgeText = options.judge ?? options.judgeLlm;
   const judgeLlm = judgeText.trim() === "none" ? null : parseModelOption("--judge", judgeText);
   // Offline participants (replay, scripted, dummy) use no model, so the name leaves their model out.
@@ -99,10 +152,10 @@ export function runConfigFromOptions(
     options.saveTo ??
     defaultRunName({
       domain: options.domain,
-      agent: options.agent,
-      agentLlm: getAgentDefinition(options.agent).needsLlm ? agentLlm : null,
-      user: options.user,
-      userLlm: getUserDefinition(options.user).needsLlm ? userLlm : null,
+      agent,
+      agentLlm: agentNeedsLlm ? agentLlm : null,
+      user,
+      userLlm: userNeedsLlm ? userLlm : null,
     });
   const resultsPath = resolveResultsPath(saveTo, { dataDir, ...(io.cwd ? { cwd: io.cwd } : {}) });
   return {
@@ -113,15 +166,19 @@ export function runConfigFromOptions(
     numTasks:
       options.numTasks === undefined ? undefined : parseIntegerOption("--num-tasks", options.numTasks, 1),
     numTrials: parseIntegerOption("--num-trials", options.numTrials, 1),
-    seed: parseIntegerOption("--seed", options.seed, Number.MIN_SAFE_INTEGER),
-    maxSteps: parseIntegerOption("--max-steps", options.maxSteps, 1),
+    seed: parseIntegerOption(
+      "--seed",
+      options.seed ?? (tau1 ? TAU1_DEFAULTS.seed : 300),
+      Number.MIN_SAFE_INTEGER,
+    ),
+    maxSteps: parseIntegerOption("--max-steps", options.maxSteps ?? (tau1 ? TAU1_DEFAULTS.maxSteps : 200), 1),
     maxErrors: parseIntegerOption("--max-errors", options.maxErrors, 1),
     maxConcurrency: parseIntegerOption("--max-concurrency", options.maxConcurrency, 1),
     maxRetries: parseIntegerOption("--max-retries", options.maxRetries, 0),
     retryDelayMs: parseNumberOption("--retry-delay", options.retryDelay) * 1000,
     timeoutMs: options.timeout === undefined ? null : parseNumberOption("--timeout", options.timeout) * 1000,
-    agent: options.agent,
-    user: options.user,
+    agent,
+    user,
     agentLlm,
     userLlm,
     judgeLlm,
@@ -130,7 +187,9 @@ export function runConfigFromOptions(
       : defaultLlmArgs(),
     userLlmArgs: options.userLlmArgs
       ? parseJsonObjectOption("--user-llm-args", options.userLlmArgs)
-      : defaultLlmArgs(),
+      : tau1
+        ? {} // upstream's τ-bench users pass no temperature: the provider's default
+        : defaultLlmArgs(),
     judgeLlmArgs: options.judgeLlmArgs
       ? parseJsonObjectOption("--judge-llm-args", options.judgeLlmArgs)
       : defaultLlmArgs(),
@@ -138,6 +197,7 @@ export function runConfigFromOptions(
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     resultsPath,
     resumeCommand: `${io.viaNpx ? "npx " : ""}${resumeCommandFor(io.argv, resultsPath)}`,
+    ...(options.fewShotDisplaysPath ? { fewShotDisplaysPath: resolve(options.fewShotDisplaysPath) } : {}),
   };
 }
 
@@ -150,10 +210,11 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
   const progressIntervalMs = parseNumberOption("--progress-interval", options.progressInterval) * 1000;
   // The runner builds the agent's client, then the user's, then the judge's: a model shared with the
   // agent or user fails there first, so the judge is named only when it alone uses the model.
+  const needs = participantsNeedLlm(config.domain, config.agent, config.user);
   const rolesOf = (model: string): ModelRole[] => {
     const roles: ModelRole[] = [];
-    if (getAgentDefinition(config.agent).needsLlm && config.agentLlm === model) roles.push(AGENT_ROLE);
-    if (getUserDefinition(config.user).needsLlm && config.userLlm === model) roles.push(USER_ROLE);
+    if (needs.agentNeedsLlm && config.agentLlm === model) roles.push(AGENT_ROLE);
+    if (needs.userNeedsLlm && config.userLlm === model) roles.push(USER_ROLE);
     if (roles.length === 0 && config.judgeLlm === model)
       roles.push(judgeRole(options.judge === undefined ? "--judge-llm" : "--judge"));
     return roles;
@@ -177,8 +238,13 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
       createProgressRenderer(progress, { isTty: io.isTty, write: io.stderr, intervalMs: progressIntervalMs }),
     log: io.stderr,
     ...(io.signal ? { signal: io.signal } : {}),
+    ...(config.user === "human" && isTau1DomainName(config.domain)
+      ? { humanUser: io.human ?? terminalHuman() }
+      : {}),
   });
   io.stdout(renderSummary({ info: outcome.info, tasks: outcome.tasks, simulations: outcome.simulations }));
+  if (isTau1DomainName(config.domain))
+    for (const line of tau1MetricsLines(outcome.simulations)) io.stdout(line);
   io.stdout("");
   io.stdout(`Results: ${outcome.resultsPath}`);
   io.stdout(`Checkpoint: ${outcome.checkpointPath}`);
@@ -201,8 +267,14 @@ export function registerRunCommand(program: Command): void {
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .option("--num-tasks <n>", "only the first N tasks (after the split and --task-ids)")
     .option("--num-trials <n>", "trials per task", "1")
-    .option("--seed <n>", "run seed (trial seeds are drawn from it as upstream does)", "300")
-    .option("--max-steps <n>", "steps before a simulation stops (every hop counts)", "200")
+    .option(
+      "--seed <n>",
+      "run seed (trial seeds are drawn from it as upstream does; default 300, tau1-*: 10)",
+    )
+    .option(
+      "--max-steps <n>",
+      "steps before a simulation stops (default 200, every hop counts; tau1-*: 30 agent model calls)",
+    )
     .option("--max-errors <n>", "failed tool calls before a simulation stops (cumulative)", "10")
     .option("--max-concurrency <n>", "simulations in flight at once", "3")
     .option(
@@ -216,14 +288,27 @@ export function registerRunCommand(program: Command): void {
       "--save-to <name|file.json>",
       "run name (saved under ./runs/NAME/) or a results path ending in .json; an existing run there is resumed, an upstream results.json included (backed up to .bak)",
     )
-    .option("--agent <name>", "agent implementation", "llm_agent")
-    .option("--user <name>", "user implementation", "user_simulator")
+    .option(
+      "--agent <name>",
+      "agent implementation (default llm_agent; tau1-*: tool-calling, act, react or few-shot, default tool-calling)",
+    )
+    .option(
+      "--user <name>",
+      "user implementation (default user_simulator; tau1-*: llm, react, verify, reflection or human, default llm)",
+    )
+    .option("--user-strategy <name>", "tau1-*: the user strategy (the same as --user)")
     .option("--agent-llm <provider/model>", "agent model", DEFAULT_LLM)
-    .option("--user-llm <provider/model>", "user simulator model", DEFAULT_LLM)
+    .option(
+      "--user-llm <provider/model>",
+      `user simulator model (default ${DEFAULT_LLM}; tau1-*: ${TAU1_DEFAULTS.userLlm})`,
+    )
     .option("--judge-llm <provider/model>", "NL-assertion judge model", DEFAULT_LLM)
     .option("--judge <provider/model|none>", "NL-assertion judge; 'none' leaves NL assertions unevaluated")
     .option("--agent-llm-args <json>", 'agent model arguments; replaces the default {"temperature": 0.0}')
-    .option("--user-llm-args <json>", 'user model arguments; replaces the default {"temperature": 0.0}')
+    .option(
+      "--user-llm-args <json>",
+      'user model arguments; replaces the default {"temperature": 0.0} (tau1-*: {}, the provider\'s default)',
+    )
     .option("--judge-llm-args <json>", 'judge model arguments; replaces the default {"temperature": 0.0}')
     .option(
       "--llm-base-url <url>",
@@ -234,6 +319,14 @@ export function registerRunCommand(program: Command): void {
     .option("--price-table <file>", "JSON price table for cost accounting")
     .option("--solo", "solo mode (normally inferred from the agent)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder, for tau1-* domains (default: TAU1_DATA_DIR or the pulled cache)",
+    )
+    .option(
+      "--few-shot-displays-path <file>",
+      "tau1-* few-shot agent: the example dialogues (JSONL; default: the data folder's file for the domain)",
+    )
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
     .option(
       "--progress-interval <seconds>",

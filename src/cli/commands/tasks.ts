@@ -1,6 +1,6 @@
 /** `tau tasks --domain D [--split S]`: lists a domain's tasks. */
 import type { Command } from "commander";
-import { resolveDataDir } from "../../domains/data-dir.ts";
+import { resolveDomainDataDir } from "../../domains/domain-data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
 import { selectTasks } from "../../runner/task-selection.ts";
 
@@ -11,8 +11,12 @@ export function registerTasksCommand(program: Command): void {
     .requiredOption("--domain <name>", "domain name (see `tau domains`)")
     .option("--split <name>", "task split (e.g. base, train, test); default: every task in the file")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
-    .action((options: { domain: string; split?: string; dataDir?: string }) => {
-      const domain = loadDomain(options.domain, resolveDataDir(options.dataDir));
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder, for tau1-* domains (default: TAU1_DATA_DIR)",
+    )
+    .action((options: { domain: string; split?: string; dataDir?: string; tau1DataDir?: string }) => {
+      const domain = loadDomain(options.domain, resolveDomainDataDir(options.domain, options));
       const tasks = selectTasks(domain, { split: options.split ?? null });
       for (const task of tasks) {
         const basis = task.evaluation_criteria?.reward_basis.join("+") ?? "-";

@@ -138,6 +138,18 @@ export function recordToTask(record: Tau1TaskRecord, index: number): Task {
   });
 }
 
+/** The record behind a τ²-shaped task (the inverse of {@link recordToTask}; the user id is not part of the task). */
+export function taskToRecord(task: Task, userId: string): Tau1TaskRecord {
+  const criteria = task.evaluation_criteria;
+  const instructions = task.user_scenario.instructions;
+  return {
+    user_id: userId,
+    actions: (criteria?.actions ?? []).map((action) => ({ name: action.name, kwargs: action.arguments })),
+    instruction: typeof instructions === "string" ? instructions : instructions.task_instructions,
+    outputs: criteria?.communicate_info ?? [],
+  };
+}
+
 function readToolsInfo(path: string, tools: readonly Tau1Tool[]): Tau1ToolInfo[] {
   const raw = readPyJson(path, { maps: false });
   const names = Array.isArray(raw)

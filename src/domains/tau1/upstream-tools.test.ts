@@ -113,7 +113,7 @@ describe.skipIf(!ready)(
         const domain = loadDomain(name, dataDir!);
         if (!isTau1Domain(domain)) throw new Error("not a tau1 domain");
         // python3 reloads and hashes the whole database per episode (0.1–0.3 s each, more on a busy machine).
-      const cases = episodes(domain, variant === "retail" ? 11 : 29, variant === "retail" ? 30 : 20);
+        const cases = episodes(domain, variant === "retail" ? 11 : 29, variant === "retail" ? 30 : 20);
         const expected = runUpstreamTools(sourceDir!, dataDir!, variant, cases);
         let compared = 0;
         cases.forEach((actions, index) => {
