@@ -157,6 +157,8 @@ function promptHashes(
 export function planRun(config: RunConfig): RunPlan {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
+  if (config.timeoutMs !== null && !(config.timeoutMs > 0))
+    throw new UsageError(`--timeout must be a positive number of seconds, got ${config.timeoutMs / 1000}`);
   const agent = getAgentDefinition(config.agent);
   const user = getUserDefinition(config.user);
   const domain = loadDomain(config.domain, config.dataDir);

@@ -119,7 +119,11 @@ export function runConfigFromOptions(
     maxConcurrency: parseIntegerOption("--max-concurrency", options.maxConcurrency, 1),
     maxRetries: parseIntegerOption("--max-retries", options.maxRetries, 0),
     retryDelayMs: parseNumberOption("--retry-delay", options.retryDelay) * 1000,
-    timeoutMs: options.timeout === undefined ? null : parseNumberOption("--timeout", options.timeout) * 1000,
+    // 0 s would end every simulation at its first step as a timeout (scored 0); no limit is the default.
+    timeoutMs:
+      options.timeout === undefined
+        ? null
+        : parseNumberOption("--timeout", options.timeout, { positive: true }) * 1000,
     agent: options.agent,
     user: options.user,
     agentLlm,
