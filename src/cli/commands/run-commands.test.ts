@@ -386,6 +386,16 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(byTask.get(other)).toMatchObject({ reward_info: { reward: 1.0 } });
   });
 
+  it("takes the split from --task-split-name or --split (default base)", () => {
+    const io = { argv: ["run"], cwd: mkdtempSync(join(tmpdir(), "tau-cli-split-")) };
+    const split = (overrides: Partial<RunCommandOptions>) =>
+      runConfigFromOptions(runOptions({ taskSplitName: undefined, ...overrides }), io).split;
+    expect(split({})).toBe("base");
+    expect(split({ split: "test" })).toBe("test");
+    expect(split({ taskSplitName: "train" })).toBe("train");
+    expect(() => split({ split: "test", taskSplitName: "train" })).toThrow(/name different splits/);
+  });
+
   it("names a default run after the participants, without models for offline ones", () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-name-"));
     const io = { argv: ["run"], cwd };

@@ -24,14 +24,16 @@ import { createProgressRenderer } from "../../runner/progress.ts";
 import { executeRun, type RunConfig } from "../../runner/run.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../../runner/summary.ts";
-import { parseTaskIds } from "../../runner/task-selection.ts";
+import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
 import { getUserDefinition } from "../../users/registry.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 
 /** Raw commander options of `tau run`. */
 export interface RunCommandOptions {
   domain: string;
-  taskSplitName: string;
+  /** `--task-split-name` (upstream's flag) or `--split` (`tau tasks`'s); default `base`. */
+  taskSplitName?: string;
+  split?: string;
   taskIds?: string[];
   numTasks?: string;
   numTrials: string;
@@ -108,7 +110,7 @@ export function runConfigFromOptions(
   return {
     domain: options.domain,
     dataDir,
-    split: options.taskSplitName,
+    split: splitOption(options) ?? "base",
     taskIds: parseTaskIds(options.taskIds),
     numTasks:
       options.numTasks === undefined ? undefined : parseIntegerOption("--num-tasks", options.numTasks, 1),
@@ -201,7 +203,8 @@ export function registerRunCommand(program: Command): void {
     .command("run")
     .description("run a domain's tasks with an agent and a user simulator; resumable, crash-safe results")
     .requiredOption("-d, --domain <name>", "domain to run")
-    .option("--task-split-name <name>", "task split", "base")
+    .option("--task-split-name <name>", "task split (default: base)")
+    .option("--split <name>", "same as --task-split-name")
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .option("--num-tasks <n>", "only the first N tasks (after the split and --task-ids)")
     .option("--num-trials <n>", "trials per task", "1")
