@@ -25,12 +25,18 @@ export function parseIntegerOption(flag: string, value: string | number, min = 0
   return n;
 }
 
-/** A non-negative number flag value (seconds and the like). */
-export function parseNumberOption(flag: string, value: string | number): number {
+/** A non-negative number flag value (seconds and the like); `positive` also refuses 0. */
+export function parseNumberOption(
+  flag: string,
+  value: string | number,
+  options: { positive?: boolean } = {},
+): number {
   const text = String(value).trim();
   const n = text === "" ? Number.NaN : Number(text);
-  if (!Number.isFinite(n) || n < 0)
-    throw new UsageError(`${flag} must be a non-negative number, got '${text}'`);
+  if (!Number.isFinite(n) || n < 0 || (options.positive && n === 0))
+    throw new UsageError(
+      `${flag} must be a ${options.positive ? "positive" : "non-negative"} number, got '${text}'`,
+    );
   return n;
 }
 

@@ -155,10 +155,12 @@ function promptHashes(
   };
 }
 
-/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder). */
-export function planRun(config: RunConfig): RunPlan {
+/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder); `log` hears warnings. */
+export function planRun(config: RunConfig, log: (line: string) => void = () => {}): RunPlan {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
+  if (config.timeoutMs !== null && !(config.timeoutMs > 0))
+    throw new UsageError(`--timeout must be a positive number of seconds, got ${config.timeoutMs / 1000}`);
   const agent = getAgentDefinition(config.agent);
   const user = getUserDefinition(config.user);
   const domain = loadDomain(config.domain, config.dataDir);
@@ -178,6 +180,7 @@ export function planRun(config: RunConfig): RunPlan {
     taskIds: config.taskIds ?? null,
     numTasks: config.numTasks ?? null,
     agentFilter: agent.taskFilter ?? null,
+    onWarning: log,
   });
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
@@ -255,8 +258,8 @@ function resultsFileExists(path: string): boolean {
 
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
-  const plan = planRun(config);
   const log = deps.log ?? (() => {});
+  const plan = planRun(config, log);
   const checkpointPath = checkpointPathFor(config.resultsPath);
   // A results file without our checkpoint (upstream's, or ours with the checkpoint gone): continue it
   // the way upstream's try_resume would, after checking it describes this run; it is backed up first.

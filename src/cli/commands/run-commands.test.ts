@@ -328,7 +328,8 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(text).toContain("No reward changed.");
     expect(written).toEqual([join(cwd, "updated_a.json")]);
 
-    const comparison = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
+    const { text: comparison, exitCode } = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
+    expect(exitCode).toBe(0);
     expect(comparison).toContain("paired over 2 shared task(s): B − A = +0.000");
     expect(comparison).toContain("left out: 8 task(s) only in A, 0 only in B");
     expect(comparison).toContain("Verdict: no difference on mock.");
@@ -385,6 +386,16 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(byTask.get(other)).toMatchObject({ reward_info: { reward: 1.0 } });
   });
 
+  it("takes the split from --task-split-name or --split (default base)", () => {
+    const io = { argv: ["run"], cwd: mkdtempSync(join(tmpdir(), "tau-cli-split-")) };
+    const split = (overrides: Partial<RunCommandOptions>) =>
+      runConfigFromOptions(runOptions({ taskSplitName: undefined, ...overrides }), io).split;
+    expect(split({})).toBe("base");
+    expect(split({ split: "test" })).toBe("test");
+    expect(split({ taskSplitName: "train" })).toBe("train");
+    expect(() => split({ split: "test", taskSplitName: "train" })).toThrow(/name different splits/);
+  });
+
   it("names a default run after the participants, without models for offline ones", () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-name-"));
     const io = { argv: ["run"], cwd };
@@ -414,6 +425,9 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
       /inside the data folder/,
     );
     await expect(inProcessRun(cwd, { agent: "nobody" })).rejects.toThrow(/Unknown agent 'nobody'/);
+    await expect(inProcessRun(cwd, { timeout: "0" })).rejects.toThrow(
+      "--timeout must be a positive number, got '0'",
+    );
   });
 });
 
@@ -496,7 +510,11 @@ describe("tau view on upstream results files", () => {
 });
 
 describe("tau compare verdicts", () => {
-  function writeRun(path: string, rewardFor: (task: number) => number) {
+  function writeRun(
+    path: string,
+    rewardFor: (task: number) => number,
+    { domain = "retail", taskPrefix = "t" } = {},
+  ) {
     const info = Info.parse({
       git_commit: "x",
       num_trials: 1,
@@ -504,12 +522,12 @@ describe("tau compare verdicts", () => {
       max_errors: 10,
       user_info: { implementation: "user_simulator" },
       agent_info: { implementation: "llm_agent", llm: "openai/m" },
-      environment_info: { domain_name: "retail", policy: "p" },
+      environment_info: { domain_name: domain, policy: "p" },
     });
     const simulations = Array.from({ length: 30 }, (_, task) =>
       SimulationRun.parse({
         id: `s${task}`,
-        task_id: `t${task}`,
+        task_id: `${taskPrefix}${task}`,
         start_time: "s",
         end_time: "e",
         duration: 1,
@@ -527,12 +545,27 @@ describe("tau compare verdicts", () => {
     writeRun(join(dir, "a.json"), (task) => (task < 10 ? 1 : 0));
     writeRun(join(dir, "b.json"), (task) => (task < 25 ? 1 : 0));
     writeRun(join(dir, "c.json"), (task) => (task < 12 && task !== 3 ? 1 : 0));
-    const better = await compareCommand(join(dir, "a.json"), join(dir, "b.json"));
+    const { text: better } = await compareCommand(join(dir, "a.json"), join(dir, "b.json"));
     expect(better).toContain("pass^1  A 0.333  B 0.833");
     expect(better).toContain(
       "Verdict: B is better on retail (by 0.500 pass^1; unlikely to be chance, p < 0.05).",
     );
-    const wash = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
+    const { text: wash } = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
     expect(wash).toMatch(/Verdict: no clear difference on retail; .* within chance/);
+  });
+
+  it("exits non-zero when the runs have nothing in common: another domain, or no shared task", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau-compare-"));
+    writeRun(join(dir, "a.json"), () => 1);
+    writeRun(join(dir, "other.json"), () => 1, { domain: "airline" });
+    writeRun(join(dir, "disjoint.json"), () => 1, { taskPrefix: "u" });
+    const domains = await compareCommand(join(dir, "a.json"), join(dir, "other.json"));
+    expect(domains.text).toContain("different domains (retail vs airline)");
+    expect(domains.exitCode).toBe(1);
+    const tasks = await compareCommand(join(dir, "a.json"), join(dir, "disjoint.json"));
+    expect(tasks.text).toContain("No task was evaluated in both runs");
+    expect(tasks.exitCode).toBe(1);
+    const cli = runTauSync(["compare", join(dir, "a.json"), join(dir, "other.json")]);
+    expect(cli.status).toBe(1);
   });
 });

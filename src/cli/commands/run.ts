@@ -24,14 +24,16 @@ import { createProgressRenderer } from "../../runner/progress.ts";
 import { executeRun, type RunConfig } from "../../runner/run.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../../runner/summary.ts";
-import { parseTaskIds } from "../../runner/task-selection.ts";
+import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
 import { getUserDefinition } from "../../users/registry.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 
 /** Raw commander options of `tau run`. */
 export interface RunCommandOptions {
   domain: string;
-  taskSplitName: string;
+  /** `--task-split-name` (upstream's flag) or `--split` (`tau tasks`'s); default `base`. */
+  taskSplitName?: string;
+  split?: string;
   taskIds?: string[];
   numTasks?: string;
   numTrials: string;
@@ -108,7 +110,7 @@ export function runConfigFromOptions(
   return {
     domain: options.domain,
     dataDir,
-    split: options.taskSplitName,
+    split: splitOption(options) ?? "base",
     taskIds: parseTaskIds(options.taskIds),
     numTasks:
       options.numTasks === undefined ? undefined : parseIntegerOption("--num-tasks", options.numTasks, 1),
@@ -119,7 +121,11 @@ export function runConfigFromOptions(
     maxConcurrency: parseIntegerOption("--max-concurrency", options.maxConcurrency, 1),
     maxRetries: parseIntegerOption("--max-retries", options.maxRetries, 0),
     retryDelayMs: parseNumberOption("--retry-delay", options.retryDelay) * 1000,
-    timeoutMs: options.timeout === undefined ? null : parseNumberOption("--timeout", options.timeout) * 1000,
+    // 0 s would end every simulation at its first step as a timeout (scored 0); no limit is the default.
+    timeoutMs:
+      options.timeout === undefined
+        ? null
+        : parseNumberOption("--timeout", options.timeout, { positive: true }) * 1000,
     agent: options.agent,
     user: options.user,
     agentLlm,
@@ -204,7 +210,8 @@ export function registerRunCommand(program: Command): void {
     .command("run")
     .description("run a domain's tasks with an agent and a user simulator; resumable, crash-safe results")
     .requiredOption("-d, --domain <name>", "domain to run")
-    .option("--task-split-name <name>", "task split", "base")
+    .option("--task-split-name <name>", "task split (default: base)")
+    .option("--split <name>", "same as --task-split-name")
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .option("--num-tasks <n>", "only the first N tasks (after the split and --task-ids)")
     .option("--num-trials <n>", "trials per task", "1")
