@@ -22,7 +22,7 @@ import { packageVersion } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import { type ActionReply, EpisodeActionError, type EpisodeDriver } from "./episode.ts";
-import { typeNumbersBySchema } from "./number-kinds.ts";
+import { typeNumbersBySchema } from "../env/number-kinds.ts";
 
 /** The tools `tau mcp` adds to the domain's. */
 export const EPISODE_TOOLS = {

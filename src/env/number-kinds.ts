@@ -1,12 +1,12 @@
 /**
  * Recovering Python's int/float distinction for arguments that arrived through
- * `JSON.parse` (the MCP SDK's): `2.0` and `2` are the same JavaScript number,
+ * `JSON.parse` (the MCP SDK's, an A2A agent's object arguments): `2.0` and `2` are the same JavaScript number,
  * so the kind comes from the tool's parameter schema. A number where the
  * schema allows `number` but not `integer` becomes a float ({@link PyFloat});
  * everything else keeps what JSON.parse gave (an integral value stays an int).
  */
 import { PyFloat } from "../core/py-json.ts";
-import type { JsonSchema } from "../env/toolkit.ts";
+import type { JsonSchema } from "./toolkit.ts";
 
 /** The JSON-schema `type`s a schema fragment admits, following `$ref`, `anyOf`/`oneOf`/`allOf`. */
 function admittedTypes(
