@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { registerAgent } from "../agents/registry.ts";
@@ -331,6 +332,21 @@ describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
     expect(offlineHashes.user_guidelines).toBeNull();
     const solo = planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
     expect((solo.info.taubench!.prompt_hashes as Record<string, string>).policy).not.toBe(hashes.policy);
+  });
+
+  it("hashes the guideline file each task is sent: a task whose user has no tools gets the plain file", async () => {
+    const { planRun } = await import("./run.ts");
+    const { createHash } = await import("node:crypto");
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const copy = mkdtempSync(join(tmpdir(), "tau-guidelines-"));
+    cpSync(join(dataDir!, "domains", "mock"), join(copy, "domains", "mock"), { recursive: true });
+    cpSync(join(dataDir!, "user_simulator"), join(copy, "user_simulator"), { recursive: true });
+    const tasksPath = join(copy, "domains", "mock", "tasks.json");
+    const tasks = JSON.parse(readFileSync(tasksPath, "utf8")) as { user_tools?: string[] }[];
+    writeFileSync(tasksPath, JSON.stringify(tasks.map((task) => ({ ...task, user_tools: [] }))));
+    const plain = readFileSync(join(copy, "user_simulator", "simulation_guidelines.md"), "utf8");
+    const plan = planRun(config({ agent: "llm_agent", user: "user_simulator", dataDir: copy }));
+    expect((plan.info.taubench!.prompt_hashes as Record<string, string>).user_guidelines).toBe(sha(plain));
   });
 
   it("refuses a solo agent paired with a talking user", async () => {
