@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { registerAgent } from "../agents/registry.ts";
 import { ReplayAgent } from "../agents/replay-agent.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
+import { TIMESTAMP_PATTERN } from "../core/messages.ts";
 import { readResultsFile } from "../core/results-file.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
@@ -17,6 +18,15 @@ import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
 import { renderSummary } from "./summary.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
+
+/** Every value of a timestamp field (`timestamp`, `*_time`, `*_at`) anywhere in a parsed JSON value. */
+function timestampsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(timestampsIn);
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, item]) =>
+    /^(timestamp|.+_time|.+_at)$/.test(key) && typeof item === "string" ? [item] : timestampsIn(item),
+  );
+}
 
 const offline = OFFLINE_RUN_DEPENDENCIES;
 
@@ -61,6 +71,16 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(results.simulations.every((s) => s.messages.length > 0 && typeof s.policy === "string")).toBe(
       true,
     );
+    // One timestamp format (upstream's get_now) in every file the run wrote.
+    const stamps = [
+      ...timestampsIn(JSON.parse(readFileSync(run.resultsPath, "utf8"))),
+      ...readFileSync(`${run.resultsPath}l`, "utf8")
+        .trim()
+        .split("\n")
+        .flatMap((line) => timestampsIn(JSON.parse(line))),
+    ];
+    expect(stamps.length).toBeGreaterThan(100);
+    expect(stamps.filter((stamp) => !TIMESTAMP_PATTERN.test(stamp))).toEqual([]);
   });
 
   it("resumes: nothing re-runs when complete; more trials only run the new ones", async () => {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TIMESTAMP_PATTERN } from "../../core/messages.ts";
 import { Info } from "../../core/results.ts";
 import { writeResultsFile } from "../../core/results-file.ts";
 import { SimulationRun } from "../../core/simulation.ts";
@@ -350,6 +351,7 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(text).toContain("re-graded 20 simulation(s)");
     expect(text).toContain("No reward changed.");
     expect(written).toEqual([join(cwd, "updated_a.json")]);
+    expect(JSON.parse(readFileSync(written[0]!, "utf8")).timestamp).toMatch(TIMESTAMP_PATTERN);
 
     const { text: comparison, exitCode } = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
     expect(exitCode).toBe(0);
