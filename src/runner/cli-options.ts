@@ -66,8 +66,15 @@ export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
-/** The command that resumes a run: the same arguments, with `--save-to` pinned to the run's file. */
-export function resumeCommandFor(args: readonly string[], resultsPath: string): string {
+/**
+ * The command that resumes a run: the same arguments, with `--save-to` pinned to the run's file.
+ * `launcher` is what starts tau, already quoted for the shell (`tau`, `npx tau`, `node bin/tau.js`).
+ */
+export function resumeCommandFor(
+  args: readonly string[],
+  resultsPath: string,
+  { launcher = "tau" }: { launcher?: string } = {},
+): string {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -78,5 +85,5 @@ export function resumeCommandFor(args: readonly string[], resultsPath: string): 
     if (arg.startsWith("--save-to=")) continue;
     out.push(arg);
   }
-  return ["tau", ...out, "--save-to", resultsPath].map(shellQuote).join(" ");
+  return [launcher, ...[...out, "--save-to", resultsPath].map(shellQuote)].join(" ");
 }
