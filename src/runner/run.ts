@@ -15,13 +15,14 @@ import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
 import type { Domain } from "../domains/types.ts";
+import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import { createLlmJudge, type NlAssertionJudge } from "../evaluation/nl-assertions.ts";
 import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
 import type { LlmClient } from "../llm/types.ts";
 import { getAgentDefinition, type AgentDefinition } from "../agents/registry.ts";
 import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
-import { GUIDELINES_FILE, GUIDELINES_WITH_TOOLS_FILE } from "../users/user-simulator.ts";
+import { GUIDELINES_FILE, guidelinesFileFor } from "../users/user-simulator.ts";
 import { runEpisode } from "../orchestrator/episode.ts";
 import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
 import {
@@ -131,21 +132,34 @@ function readGuidelinesText(dataDir: string, file: string): string | null {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
+/** The user's tools for a task (none when the domain gives the user none); the user simulator picks its guideline file from them. */
+function userToolsFor(domain: Domain, template: Environment, task: Task): ToolSchema[] {
+  return domain.hasUserTools ? template.getUserToolSchemas(task.user_tools) : [];
+}
+
 /**
  * sha256 of the texts that shape the model's behaviour (the agent's fixed
  * instructions, the policy, the user simulator's guidelines), so two results
  * files can be checked for prompt drift without storing the texts twice.
+ * The guideline file is chosen per task, as the simulator chooses it; when the
+ * tasks of a run get different files, the hash covers their texts joined in
+ * file-name order.
  */
 function promptHashes(
   dataDir: string,
   domain: Domain,
+  tasks: readonly Task[],
   agentInstructions: string | undefined,
   userUsesLlm: boolean,
   soloMode: boolean,
 ): Record<string, string | null> {
-  const guidelines = userUsesLlm
-    ? readGuidelinesText(dataDir, domain.hasUserTools ? GUIDELINES_WITH_TOOLS_FILE : GUIDELINES_FILE)
-    : null;
+  let guidelines: string | null = null;
+  if (userUsesLlm) {
+    const template = domain.makeEnvironment({ soloMode });
+    const files = [...new Set(tasks.map((task) => guidelinesFileFor(userToolsFor(domain, template, task))))];
+    const texts = files.sort().map((file) => readGuidelinesText(dataDir, file));
+    guidelines = texts.includes(null) ? null : texts.join("\n");
+  }
   return {
     agent_instructions: agentInstructions === undefined ? null : sha256(agentInstructions),
     policy: sha256(domain.policy({ soloMode })),
@@ -153,10 +167,12 @@ function promptHashes(
   };
 }
 
-/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder). */
-export function planRun(config: RunConfig): RunPlan {
+/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder); `log` hears warnings. */
+export function planRun(config: RunConfig, log: (line: string) => void = () => {}): RunPlan {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
+  if (config.timeoutMs !== null && !(config.timeoutMs > 0))
+    throw new UsageError(`--timeout must be a positive number of seconds, got ${config.timeoutMs / 1000}`);
   const agent = getAgentDefinition(config.agent);
   const user = getUserDefinition(config.user);
   const domain = loadDomain(config.domain, config.dataDir);
@@ -176,6 +192,7 @@ export function planRun(config: RunConfig): RunPlan {
     taskIds: config.taskIds ?? null,
     numTasks: config.numTasks ?? null,
     agentFilter: agent.taskFilter ?? null,
+    onWarning: log,
   });
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
@@ -221,7 +238,7 @@ export function planRun(config: RunConfig): RunPlan {
       judge_llm: config.judgeLlm,
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
-      prompt_hashes: promptHashes(config.dataDir, domain, agent.instructions, user.needsLlm, soloMode),
+      prompt_hashes: promptHashes(config.dataDir, domain, tasks, agent.instructions, user.needsLlm, soloMode),
     }),
   });
   return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge };
@@ -247,8 +264,8 @@ function resultsFileExists(path: string): boolean {
 
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
-  const plan = planRun(config);
   const log = deps.log ?? (() => {});
+  const plan = planRun(config, log);
   const checkpointPath = checkpointPathFor(config.resultsPath);
   // A results file without our checkpoint (upstream's, or ours with the checkpoint gone): continue it
   // the way upstream's try_resume would, after checking it describes this run; it is backed up first.
@@ -388,7 +405,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     const guidelinesDir = join(config.dataDir, "user_simulator");
 
     const runSimulation = async (unit: WorkUnit, signal: AbortSignal) => {
-      const userTools = plan.domain.hasUserTools ? template.getUserToolSchemas(unit.task.user_tools) : [];
+      const userTools = userToolsFor(plan.domain, template, unit.task);
       const agent = plan.agent.create({
         domainName: plan.domain.name,
         task: unit.task,
