@@ -270,6 +270,15 @@ function resultsFileExists(path: string): boolean {
   return existsSync(path) || existsSync(resultsLayout(path).simulationsDir);
 }
 
+/** The endpoint of each role's client (`{agent: url, …}`), or null when no client reports one. */
+function llmEndpoints(
+  roles: readonly (readonly [string, LlmClient | null, Record<string, unknown>])[],
+): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const [role, client, args] of roles) if (client?.endpoint) out[role] = client.endpoint(args);
+  return Object.keys(out).length > 0 ? out : null;
+}
+
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
   const log = deps.log ?? (() => {});
@@ -382,16 +391,32 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   // (an import's checkpoint and backups are taken back; the imported file itself was never changed).
   let agentLlm: LlmClient | null;
   let userLlm: LlmClient | null;
+  let judgeLlm: LlmClient | null = null;
   let judge: NlAssertionJudge | null = null;
   try {
     agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
     userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
-    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
-      judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
+    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0) {
+      judgeLlm = client(config.judgeLlm);
+      judge = createLlmJudge(judgeLlm, config.judgeLlmArgs);
+    }
   } catch (error) {
     if (imported) undoImport(checkpointPath, imported);
     throw error;
   }
+  // Where each role's model was reached (a local server behind OPENAI_BASE_URL must not pass for OpenAI).
+  const endpoints = llmEndpoints([
+    ["agent", agentLlm, config.agentLlmArgs],
+    ["user", userLlm, config.userLlmArgs],
+    ["judge", judgeLlm, config.judgeLlmArgs],
+  ]);
+  const endpointsChanged =
+    endpoints !== null &&
+    pyDumps(endpoints, { sortKeys: true }) !==
+      pyDumps((previous?.info.taubench as { llm_endpoints?: unknown } | undefined)?.llm_endpoints ?? null, {
+        sortKeys: true,
+      });
+  if (endpoints !== null && info.taubench) info.taubench.llm_endpoints = endpoints;
 
   log(`Run ${config.resultsPath}`);
   mkdirSync(dirname(config.resultsPath), { recursive: true });
@@ -401,7 +426,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       !previous ||
       previous.num_trials !== numTrials ||
       previous.tasks.length !== allTasks.length ||
-      previous.resume_command !== runRecord.resume_command
+      previous.resume_command !== runRecord.resume_command ||
+      endpointsChanged
     )
       await writer.append(runRecord);
 
