@@ -58,6 +58,28 @@ export interface ProviderClientConfig {
 /** The default endpoint of `local/…` models: Ollama's OpenAI-compatible API. */
 export const DEFAULT_LOCAL_BASE_URL = "http://127.0.0.1:11434/v1";
 
+/** Where each provider's SDK sends calls when no base URL is given (the SDKs' own defaults). */
+const DEFAULT_BASE_URLS: Record<ProviderName, string> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com/v1",
+  google: "https://generativelanguage.googleapis.com/v1beta",
+  local: DEFAULT_LOCAL_BASE_URL,
+};
+
+/** A URL without what could be a credential: user info, query and fragment. */
+export function urlWithoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    parsed.search = "";
+    parsed.hash = "";
+    return parsed.href.replace(/\/$/, "");
+  } catch {
+    return "(not a URL)";
+  }
+}
+
 /** Calls one provider model; see the module comment. */
 export class ProviderLlmClient implements LlmClient {
   readonly model: string;
@@ -65,6 +87,13 @@ export class ProviderLlmClient implements LlmClient {
   constructor(private readonly config: ProviderClientConfig) {
     this.model = config.model;
     this.price = config.price ?? lookupPrice(config.model, config.priceTable);
+  }
+
+  endpoint(args?: Record<string, unknown>): string {
+    const { config } = this;
+    const override =
+      args === undefined ? undefined : mapLlmArgs(config.provider, config.modelId, args).baseUrl;
+    return urlWithoutCredentials(override ?? config.baseUrl ?? DEFAULT_BASE_URLS[config.provider]);
   }
 
   async generate(request: LlmRequest): Promise<LlmResponse> {

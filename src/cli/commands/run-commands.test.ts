@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TIMESTAMP_PATTERN } from "../../core/messages.ts";
 import { Info } from "../../core/results.ts";
 import { writeResultsFile } from "../../core/results-file.ts";
 import { SimulationRun } from "../../core/simulation.ts";
@@ -10,7 +11,13 @@ import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { compareCommand } from "./compare.ts";
 import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { exportCommand } from "./export.ts";
-import { type RunCommandOptions, runCommand, runConfigFromOptions, startedViaNpx } from "./run.ts";
+import {
+  type RunCommandOptions,
+  runCommand,
+  runConfigFromOptions,
+  startedAsScript,
+  startedViaNpx,
+} from "./run.ts";
 import { viewCommand } from "./view.ts";
 import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
@@ -261,7 +268,10 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
     expect(await exited).toBe(130);
     expect(stderr).toContain("Resume with:");
     const resume = /Resume with:\n {2}(.+)/.exec(stderr)?.[1] ?? "";
-    expect(resume).toMatch(/^tau run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/);
+    // Started as `node <abs>/bin/tau.js` from a folder outside the repository: the hint starts that way too.
+    expect(resume).toMatch(
+      /^node \/\S+\/bin\/tau\.js run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/,
+    );
     const kept = await loadCheckpointState(checkpoint);
     expect(kept.simulations.size).toBeGreaterThan(0);
     expect(kept.simulations.size).toBeLessThan(1000);
@@ -273,7 +283,7 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
 });
 
 describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not set)", () => {
-  it("the resume command starts the way the run was started: `npx tau` or `tau`", () => {
+  it("the resume command starts the way the run was started: `npx tau`, `tau` or `node bin/tau.js`", () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-resume-"));
     const argv = ["run", "--domain", "mock", "--save-to", "again"];
     const viaNpx = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, viaNpx: true });
@@ -284,6 +294,20 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(direct.resumeCommand).toBe(
       `tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
     );
+    const script = startedAsScript(join(cwd, "bin", "tau.js"), cwd);
+    expect(script).toBe(join("bin", "tau.js"));
+    expect(startedAsScript(join(cwd, "node_modules", ".bin", "tau"), cwd)).toBeUndefined();
+    expect(startedAsScript("/elsewhere/my dir/bin/tau.js", cwd)).toBe("/elsewhere/my dir/bin/tau.js");
+    const viaNode = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, script });
+    expect(viaNode.resumeCommand).toBe(
+      `node bin/tau.js run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
+    );
+    const spaced = runConfigFromOptions(runOptions({ saveTo: "again" }), {
+      argv,
+      cwd,
+      script: "/elsewhere/my dir/bin/tau.js",
+    });
+    expect(spaced.resumeCommand).toMatch(/^node '\/elsewhere\/my dir\/bin\/tau\.js' run --domain mock /);
   });
 
   it("view, export, evaluate-trajs and compare work on a run", async () => {
@@ -327,6 +351,7 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(text).toContain("re-graded 20 simulation(s)");
     expect(text).toContain("No reward changed.");
     expect(written).toEqual([join(cwd, "updated_a.json")]);
+    expect(JSON.parse(readFileSync(written[0]!, "utf8")).timestamp).toMatch(TIMESTAMP_PATTERN);
 
     const { text: comparison, exitCode } = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
     expect(exitCode).toBe(0);

@@ -6,6 +6,7 @@
  * file without a checkpoint (for example one upstream's `tau2 run` wrote)
  * continues that run once its settings are checked; the original is backed up.
  */
+import { basename, isAbsolute, relative } from "node:path";
 import type { Command } from "commander";
 import { getAgentDefinition } from "../../agents/registry.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
@@ -19,6 +20,7 @@ import {
   parseModelOption,
   parseNumberOption,
   resumeCommandFor,
+  shellQuote,
 } from "../../runner/cli-options.ts";
 import { createProgressRenderer } from "../../runner/progress.ts";
 import { executeRun, type RunConfig } from "../../runner/run.ts";
@@ -75,6 +77,8 @@ export interface RunCommandIo {
   argv: readonly string[];
   /** Started through `npx tau`: a clone has no `tau` on the PATH, so the resume command says `npx tau` too. */
   viaNpx?: boolean;
+  /** Started as `node bin/tau.js`: the script path as the user typed it, so the resume command starts the same way. */
+  script?: string;
   cwd?: string;
 }
 
@@ -86,10 +90,21 @@ export function startedViaNpx(env: Record<string, string | undefined>): boolean 
   return env.npm_lifecycle_event === "npx" && env.npm_lifecycle_script?.replace(/['"]/g, "").trim() === "tau";
 }
 
+/**
+ * The script path when this process was started as `node …/bin/tau.js` (then `tau` need not be on
+ * the PATH); undefined when started through a `tau` bin link (installed, `npx`). Relative to `cwd`
+ * when below it, as a user in a clone types it.
+ */
+export function startedAsScript(argv1: string | undefined, cwd = process.cwd()): string | undefined {
+  if (argv1 === undefined || basename(argv1) !== "tau.js") return undefined;
+  const path = relative(cwd, argv1);
+  return path.startsWith("..") || isAbsolute(path) ? argv1 : path;
+}
+
 /** Turns the flags into a {@link RunConfig} (all validation errors are one-line usage errors). */
 export function runConfigFromOptions(
   options: RunCommandOptions,
-  io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx">,
+  io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx" | "script">,
 ): RunConfig {
   const dataDir = resolveDataDir(options.dataDir);
   const agentLlm = parseModelOption("--agent-llm", options.agentLlm);
@@ -143,7 +158,9 @@ export function runConfigFromOptions(
     solo: options.solo ? true : undefined,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     resultsPath,
-    resumeCommand: `${io.viaNpx ? "npx " : ""}${resumeCommandFor(io.argv, resultsPath)}`,
+    resumeCommand: resumeCommandFor(io.argv, resultsPath, {
+      launcher: io.viaNpx ? "npx tau" : io.script ? `node ${shellQuote(io.script)}` : "tau",
+    }),
   };
 }
 
@@ -275,6 +292,7 @@ export function registerRunCommand(program: Command): void {
           signal: controller.signal,
           argv: process.argv.slice(2),
           viaNpx: startedViaNpx(process.env),
+          script: startedAsScript(process.argv[1]),
         });
         // Abandoned simulations may still hold sockets open; leave now that finished work is on disk.
         if (code === 130) process.exit(130);
