@@ -34,6 +34,20 @@ describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
     expect(result.status, result.stderr).toBe(0);
     const golden = readFileSync(join(dataDir!, "..", "golden-sample", "mock.jsonl"), "utf8");
     expect(readFileSync(out, "utf8")).toBe(golden);
+    const piped = tau(["replay", "--domain", "mock", "--output", "-", "--data-dir", dataDir!]);
+    expect(piped.status, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe(golden);
+    expect(piped.stderr).toMatch(/^Replayed 10 tasks of mock .* → stdout\n$/);
+  });
+
+  it("takes the split as --split or --task-split-name, in tau tasks too", () => {
+    const viaTasks = tau(["tasks", "--domain", "airline", "--task-split-name", "test"]);
+    expect(viaTasks.status, viaTasks.stderr).toBe(0);
+    expect(viaTasks.stderr).toBe("20 tasks\n");
+    expect(viaTasks.stdout.split("\n")[0]).toMatch(/^\S+\tDB\+COMMUNICATE\t\d+ actions?$/);
+    const clash = tau(["tasks", "--domain", "airline", "--split", "test", "--task-split-name", "train"]);
+    expect(clash.status).toBe(2);
+    expect(clash.stderr).toContain("--split 'test' and --task-split-name 'train' name different splits");
   });
 
   it.each(["airline", "retail", "telecom"])(

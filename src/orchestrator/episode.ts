@@ -29,6 +29,8 @@ export interface EpisodeOptions {
   /** NL-assertion judge; null leaves NL_ASSERTION un-evaluated when a task needs it. */
   judge: NlAssertionJudge | null;
   enforceCommunicationProtocol?: boolean;
+  /** The simulation's id (default: a random uuid); the runner gives the agent the same one. */
+  simulationId?: string;
   signal?: AbortSignal;
 }
 
@@ -47,6 +49,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun
     seed: options.seed,
     timeoutMs: options.timeoutMs ?? null,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
+    ...(options.simulationId ? { simulationId: options.simulationId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const simulation = await orchestrator.run();
