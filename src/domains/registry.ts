@@ -1,6 +1,7 @@
 /** The registry of domains, and loading them once per data folder per process. */
 import { UsageError } from "../core/errors.ts";
 import { airlineDomain } from "./airline/index.ts";
+import { bankingKnowledgeDomain } from "./banking_knowledge/index.ts";
 import { mockDomain } from "./mock/index.ts";
 import { retailDomain } from "./retail/index.ts";
 import { tau1AirlineDomain, tau1RetailDomain } from "./tau1/index.ts";
@@ -21,6 +22,7 @@ registerDomain(telecomDomain);
 registerDomain(telecomWorkflowDomain);
 registerDomain(tau1RetailDomain);
 registerDomain(tau1AirlineDomain);
+registerDomain(bankingKnowledgeDomain);
 
 /** Names of the registered domains, in registration order. */
 export function domainNames(): string[] {

@@ -10,12 +10,18 @@ import { type LoadRunOptions, loadRun } from "../../runner/run-file.ts";
 
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
 
-/** The comparison text for two runs. */
+/** What `tau compare` prints, and its exit code: 1 when the runs have nothing to pair (another domain, no shared task). */
+export interface Comparison {
+  text: string;
+  exitCode: number;
+}
+
+/** The comparison of two runs (`options` say how to read τ-bench results files). */
 export async function compareCommand(
   targetA: string,
   targetB: string,
   options: LoadRunOptions = {},
-): Promise<string> {
+): Promise<Comparison> {
   const [a, b] = [
     await loadRun(targetA, process.cwd(), options),
     await loadRun(targetB, process.cwd(), options),
@@ -29,7 +35,7 @@ export async function compareCommand(
   lines.push(`B: ${b.path} — ${label(b)}`);
   if (domainA !== domainB) {
     lines.push(`The runs are on different domains (${domainA} vs ${domainB}); there is nothing to pair.`);
-    return lines.join("\n");
+    return { text: lines.join("\n"), exitCode: 1 };
   }
   const metricsA = computeMetrics(a.simulations, { numTrials: a.info.num_trials });
   const metricsB = computeMetrics(b.simulations, { numTrials: b.info.num_trials });
@@ -56,7 +62,7 @@ export async function compareCommand(
   }
   if (comparison.meanDifference === null) {
     lines.push("  No task was evaluated in both runs, so they cannot be compared.");
-    return lines.join("\n");
+    return { text: lines.join("\n"), exitCode: 1 };
   }
   const interval = comparison.interval;
   lines.push(
@@ -77,14 +83,16 @@ export async function compareCommand(
         ? `  Verdict: no difference on ${domainA}.`
         : `  Verdict: no clear difference on ${domainA}; ${better} is ahead by ${Math.abs(comparison.meanDifference).toFixed(3)} but that is within chance (p = ${comparison.pValue.toFixed(2)}). More tasks or trials would tell.`,
   );
-  return lines.join("\n");
+  return { text: lines.join("\n"), exitCode: 0 };
 }
 
 /** Registers `tau compare`. */
 export function registerCompareCommand(program: Command): void {
   program
     .command("compare")
-    .description("compare two runs: pass^1 difference per domain with a paired test over tasks")
+    .description(
+      "compare two runs: pass^1 difference per domain with a paired test over tasks (exit 1 when they share no evaluated task)",
+    )
     .argument("<a>", "first run (checkpoint, results file, folder or name)")
     .argument("<b>", "second run")
     .option("--domain <name>", "for τ-bench results files (JSON lists): tau1-retail or tau1-airline")
@@ -93,6 +101,8 @@ export function registerCompareCommand(program: Command): void {
       "original τ-bench data folder (default: TAU1_DATA_DIR or the pulled cache)",
     )
     .action(async (a: string, b: string, options: LoadRunOptions) => {
-      console.log(await compareCommand(a, b, options));
+      const comparison = await compareCommand(a, b, options);
+      console.log(comparison.text);
+      process.exitCode = comparison.exitCode;
     });
 }

@@ -5,6 +5,7 @@
  */
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { nowIso } from "../../core/messages.ts";
 import { writeAtomically, writeResultsFile } from "../../core/results-file.ts";
 import { serializeTau1Results } from "../../core/tau1-results.ts";
 import { resolveDomainDataDir } from "../../domains/domain-data-dir.ts";
@@ -125,7 +126,7 @@ export async function evaluateTrajsCommand(
       writeAtomically(output, serializeTau1Results(entries));
     } else
       writeResultsFile(output, {
-        timestamp: new Date().toISOString(),
+        timestamp: nowIso(),
         info: run.info,
         tasks: [...tasks.values()],
         simulations: outcome.simulations,
