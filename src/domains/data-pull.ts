@@ -175,7 +175,8 @@ export function unpackArchive(raw: Buffer, url: string): Map<string, Buffer> {
     // A plain tar is accepted too (its `ustar` magic sits at byte 257); anything else is not an archive.
     if (raw[0] === 0x1f && raw[1] === 0x8b) tar = gunzipSync(raw);
     else if (raw.subarray(257, 262).toString("latin1") === "ustar") tar = raw;
-    else throw new DataDirError(`${url} is not a gzip archive (nor a tar file); expected the release .tar.gz`);
+    else
+      throw new DataDirError(`${url} is not a gzip archive (nor a tar file); expected the release .tar.gz`);
   } catch (error) {
     if (error instanceof DataDirError) throw error;
     throw new DataDirError(`${url} is not a valid gzip archive: ${(error as Error).message}`, {

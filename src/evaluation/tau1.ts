@@ -264,9 +264,11 @@ export function evaluateTau1Simulation(
       },
     });
   }
+  // The task as the saved run has it (its expected actions and outputs), as the other domains re-grade.
+  const userId = (simulation.info?.tau1 as { user_id?: string } | undefined)?.user_id ?? "";
   const grade = regradeTau1Actions(
     domain,
-    domain.tau1.record(task),
+    taskToRecord(task, userId),
     actionsFromMessages(simulation.messages),
   );
   return tau1RewardInfo(grade);
