@@ -239,7 +239,8 @@ export const domainBench: BenchModule = {
   description: "fork, tool calls, hashing and memory per domain (one process per domain)",
   run(context) {
     const results: BenchResult[] = [];
-    for (const name of domainNames()) {
+    // The original τ-bench domains read their own data folder and have their own module (bench/tau1.ts).
+    for (const name of domainNames().filter((domain) => getDomainDefinition(domain).dataFolder !== "tau1")) {
       const child = spawnSync(
         process.execPath,
         ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), name, String(context.scale)],

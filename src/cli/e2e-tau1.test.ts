@@ -162,6 +162,33 @@ describe.skipIf(!hasData)(
       expect(compared.stdout).toContain(
         "τ-bench's pass^k (its formula, errors as 0): A 0.500 / 0.500  B 0.500 / 0.500",
       );
+
+      // `tau export` of the checkpoint writes the same τ-bench list.
+      const exported = join(cwd, "exported.json");
+      const exportRun = await runTau(["export", join(cwd, "runs", "a"), "--output", exported], { cwd, env });
+      expect(exportRun.status, exportRun.stderr).toBe(0);
+      expect(readFileSync(exported, "utf8")).toBe(readFileSync(path, "utf8"));
+    }, 300_000);
+
+    it("a response cache replays a whole τ-bench run offline", async () => {
+      const cache = join(cwd, "cache");
+      const first = await runTau([...args(join(cwd, "runs", "c1", "results.json")), "--llm-cache", cache], {
+        cwd,
+        env,
+      });
+      expect(first.status, first.stderr).toBe(0);
+      const before = fake.requests.length;
+      const second = await runTau([...args(join(cwd, "runs", "c2", "results.json")), "--llm-cache", cache], {
+        cwd,
+        env,
+      });
+      expect(second.status, second.stderr).toBe(0);
+      expect(fake.requests.length).toBe(before);
+      const rewards = (run: string) =>
+        (
+          JSON.parse(readFileSync(join(cwd, "runs", run, "results.json"), "utf8")) as { reward: number }[]
+        ).map((entry) => entry.reward);
+      expect(rewards("c2")).toEqual(rewards("c1"));
     }, 300_000);
 
     it("refuses τ²-bench agents and unknown strategies on these domains in one line", async () => {

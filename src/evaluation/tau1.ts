@@ -10,7 +10,7 @@
  * trajectories by replaying their tool calls on a fresh database.
  */
 import type { Message } from "../core/messages.ts";
-import { PyFloat, type PyValue } from "../core/py-json.ts";
+import { PyFloat, type PyValue, pyDumps } from "../core/py-json.ts";
 import type { RewardInfo, SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import type { Tau1Data } from "../domains/tau1/data.ts";
@@ -66,6 +66,25 @@ export function goldData(
   return { data, respond };
 }
 
+const goldCache = new WeakMap<Tau1Domain, Map<string, { hash: string; respond: Tau1Action[] }>>();
+
+/** The gold replay's hash and replies; the same actions on the same data always give the same hash, so it is kept. */
+function goldOf(domain: Tau1Domain, record: Tau1TaskRecord): { hash: string; respond: Tau1Action[] } {
+  let byActions = goldCache.get(domain);
+  if (!byActions) {
+    byActions = new Map();
+    goldCache.set(domain, byActions);
+  }
+  const key = pyDumps(record.actions);
+  let gold = byActions.get(key);
+  if (!gold) {
+    const replay = goldData(domain, record);
+    gold = { hash: replay.data.hash(), respond: replay.respond };
+    byActions.set(key, gold);
+  }
+  return gold;
+}
+
 /**
  * Upstream's `calculate_reward` for an episode that ended with `data` as
  * the agent left it and `agentActions` as every action the agent took.
@@ -79,8 +98,8 @@ export function gradeTau1(
   const dataHash = data.hash();
   let reward = 1;
   const actions = record.actions.filter((action) => action.name !== RESPOND_ACTION_NAME);
-  const gold = goldData(domain, record);
-  const goldDataHash = gold.data.hash();
+  const gold = goldOf(domain, record);
+  const goldDataHash = gold.hash;
   const dataMatch = dataHash === goldDataHash;
   let info: Tau1RewardDetail = { r_actions: dataMatch ? 1 : 0, gt_data_hash: goldDataHash };
   if (!dataMatch) reward = 0;

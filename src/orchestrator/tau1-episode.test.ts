@@ -7,8 +7,16 @@ import { isTau1Domain, type Tau1Domain } from "../domains/tau1/index.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmRequest } from "../llm/types.ts";
 import { createTau1Agent, parseTau1TextAction, tau1InstructionFallback } from "../agents/tau1-agents.ts";
-import { fewShotDraws, pythonSample, tau1Texts } from "../runner/tau1-run.ts";
-import { simulationToTau1Entry, tau1Trajectory } from "../runner/tau1-results.ts";
+import { Info } from "../core/results.ts";
+import { fewShotSystemPrompt } from "../agents/tau1-agents.ts";
+import {
+  createTau1UnitRunner,
+  fewShotDraws,
+  pythonSample,
+  readFewShotDisplays,
+  tau1Texts,
+} from "../runner/tau1-run.ts";
+import { simulationToTau1Entry, tau1ExportContext, tau1Trajectory } from "../runner/tau1-results.ts";
 import { MersenneTwister } from "../runner/seeds.ts";
 import { ScriptedLlmClient, type ScriptedStep } from "../testing/scripted-model.ts";
 import {
@@ -310,5 +318,92 @@ describe.skipIf(!hasData)("tau1 episodes with scripted models (skipped: TAU1_DAT
     expect(kept.text).toBe("first try");
     expect(kept.calls).toBe(5);
     expect(kept.lastCallCostUsd).toBeCloseTo(0.2);
+  });
+
+  it("few-shot draws five displays per episode into the system prompt, and the export rebuilds it", async () => {
+    const d = domain("tau1-airline");
+    const task = d.tau1.tasksOf("test")[12]!;
+    const agentLlm = new ScriptedLlmClient([{ content: "Hello." }], { model: "scripted/agent" });
+    const userLlm = new ScriptedLlmClient(userSteps("Hi", "###STOP###"), { model: "scripted/user" });
+    const run = createTau1UnitRunner({
+      domain: d,
+      agent: "few-shot",
+      user: "llm",
+      agentLlm,
+      userLlm,
+      agentLlmArgs: {},
+      userLlmArgs: {},
+      maxSteps: 30,
+      timeoutMs: null,
+      seed: 10,
+      tasks: [task],
+      trials: 1,
+      fewShotPath: null,
+    });
+    const simulation = await run({ trial: 0, task, seed: 1, key: "k" }, new AbortController().signal);
+    const { displays } = readFewShotDisplays(d.tau1.fewShotPath());
+    const drawn = pythonSample(new MersenneTwister(10), displays.length, 5);
+    expect((simulation.info?.tau1 as { few_shot?: number[] } | undefined)?.few_shot).toEqual(drawn);
+    const system = agentLlm.requests[0]!.messages[0]!.content as string;
+    expect(system).toBe(
+      fewShotSystemPrompt(
+        d.tau1.wiki(),
+        drawn.map((i) => displays[i]!),
+      ),
+    );
+    expect(system).toContain("\n\nExample 5:\n");
+    const context = tau1ExportContext(
+      Info.parse({
+        git_commit: "x",
+        num_trials: 1,
+        max_steps: 30,
+        max_errors: 0,
+        user_info: { implementation: "llm" },
+        agent_info: { implementation: "few-shot" },
+        environment_info: { domain_name: d.name, policy: d.tau1.wiki() },
+        taubench: { format_version: 1, version: "0", tau1: { agent_strategy: "few-shot" } },
+      }),
+      d,
+    );
+    const traj = simulationToTau1Entry(simulation, task, context).get("traj") as Map<string, unknown>[];
+    expect(traj[0]!.get("content")).toBe(system);
+  });
+
+  it("act agents get the act instruction; the human user sees the instruction and the agent's words", async () => {
+    const d = retail();
+    const task = d.tau1.tasksOf("test")[0]!;
+    const act = setup(
+      d,
+      "act",
+      [{ content: 'Action:\n{"name": "think", "arguments": {"thought": "x"}}' }],
+      [],
+    );
+    const asked: string[] = [];
+    const human = createTau1User("human", {
+      llm: null,
+      llmArgs: {},
+      texts: tau1Texts(d, "act").user,
+      human: {
+        ask: async (prompt) => {
+          asked.push(prompt);
+          return asked.length === 1 ? "I want to exchange things." : "###STOP###";
+        },
+      },
+    });
+    const simulation = await runTau1Episode({
+      domain: d,
+      task,
+      agent: act.agent,
+      user: human,
+      maxSteps: 1,
+      seed: null,
+      trial: 0,
+    });
+    expect(simulation.termination_reason).toBe("max_steps");
+    expect(
+      (act.agentLlm.requests[0]!.messages[0]!.content as string).endsWith(tau1InstructionFallback("act")),
+    ).toBe(true);
+    expect(asked).toEqual([`${d.tau1.record(task).instruction}\n`]);
+    expect(simulation.user_cost).toBe(0);
   });
 });

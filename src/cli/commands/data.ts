@@ -16,6 +16,13 @@ function chosenDataDir(flag?: string): { dir: string; source: string } {
   return { dir: defaultDataDir(), source: "the default cache" };
 }
 
+/** The original τ-bench data folder in use, and what chose it. */
+function chosenTau1DataDir(flag?: string): { dir: string; source: string } {
+  if (flag) return { dir: resolve(flag), source: "--tau1-data-dir" };
+  if (process.env.TAU1_DATA_DIR) return { dir: resolve(process.env.TAU1_DATA_DIR), source: "TAU1_DATA_DIR" };
+  return { dir: defaultTau1DataDir(), source: "the default cache" };
+}
+
 /** The lines of `tau data verify`, and whether the folder holds the pinned data. */
 export function verifyReport(dir: string, source: string): { lines: string[]; ok: boolean } {
   const result = verifyData(dir);
@@ -99,10 +106,33 @@ export function registerDataCommand(program: Command): void {
   data
     .command("verify")
     .description(
-      `check the data folder's files against upstream ${UPSTREAM_RELEASE}'s sha256 (exit 1 if any is missing or differs)`,
+      `check the data folder's files against upstream ${UPSTREAM_RELEASE}'s sha256 (exit 1 if any is missing or differs; --tau1: the original τ-bench's folder)`,
     )
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
-    .action((options: { dataDir?: string }) => {
+    .option("--tau1", "check the original τ-bench data folder instead")
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder (default: TAU1_DATA_DIR or the pulled cache)",
+    )
+    .action((options: { dataDir?: string; tau1?: boolean; tau1DataDir?: string }) => {
+      if (options.tau1) {
+        const { dir, source } = chosenTau1DataDir(options.tau1DataDir);
+        const result = verifyData(dir, TAU1_MANIFEST);
+        const ok = result.exists && result.missing.length === 0 && result.mismatched.length === 0;
+        if (!result.exists)
+          console.log(`${dir} (from ${source}) does not exist. Run \`tau data pull --tau1\`.`);
+        for (const path of result.missing) console.log(`missing: ${path}`);
+        for (const path of result.mismatched)
+          console.log(`differs from τ-bench ${TAU1_COMMIT.slice(0, 7)}: ${path}`);
+        if (result.exists)
+          console.log(
+            ok
+              ? `${dir} (from ${source}): all ${result.checked} files match τ-bench ${TAU1_COMMIT.slice(0, 7)}'s sha256.`
+              : `${dir} (from ${source}): ${result.missing.length} missing, ${result.mismatched.length} differ (of ${TAU1_MANIFEST.length} expected files).`,
+          );
+        if (!ok) process.exitCode = 1;
+        return;
+      }
       const { dir, source } = chosenDataDir(options.dataDir);
       const report = verifyReport(dir, source);
       for (const line of report.lines) console.log(line);
