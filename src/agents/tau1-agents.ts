@@ -68,14 +68,14 @@ function replyMessage(
   });
 }
 
-/** `tool-calling` and `few-shot`: function calling with the policy (plus examples) as the system prompt. */
-export class ToolCallingAgent implements Tau1Agent {
-  private context: LlmMessage[] = [];
+/** The model's context every strategy keeps: the system prompt, the user's first message, then the steps. */
+abstract class ContextAgent<S extends Tau1AgentStrategy> {
+  protected context: LlmMessage[] = [];
 
   constructor(
-    readonly strategy: "tool-calling" | "few-shot",
+    readonly strategy: S,
     readonly systemPrompt: string,
-    private readonly options: Tau1AgentOptions,
+    protected readonly options: Tau1AgentOptions,
   ) {}
 
   begin(firstUserMessage: string): void {
@@ -84,7 +84,10 @@ export class ToolCallingAgent implements Tau1Agent {
       { role: "user", content: firstUserMessage },
     ];
   }
+}
 
+/** `tool-calling` and `few-shot`: function calling with the policy (plus examples) as the system prompt. */
+export class ToolCallingAgent extends ContextAgent<"tool-calling" | "few-shot"> implements Tau1Agent {
   async next(signal?: AbortSignal): Promise<Tau1AgentTurn> {
     const response = await this.options.llm.generate({
       messages: [...this.context],
@@ -146,22 +149,8 @@ export function parseTau1TextAction(agentName: string, reply: string): Tau1Actio
 export const API_OUTPUT_PREFIX = "API output: ";
 
 /** `react` and `act`: actions written as text, tools described in the system prompt. */
-export class TextActionAgent implements Tau1Agent {
-  private context: LlmMessage[] = [];
+export class TextActionAgent extends ContextAgent<"react" | "act"> implements Tau1Agent {
   private calls = 0;
-
-  constructor(
-    readonly strategy: "react" | "act",
-    readonly systemPrompt: string,
-    private readonly options: Tau1AgentOptions,
-  ) {}
-
-  begin(firstUserMessage: string): void {
-    this.context = [
-      { role: "system", content: this.systemPrompt },
-      { role: "user", content: firstUserMessage },
-    ];
-  }
 
   async next(signal?: AbortSignal): Promise<Tau1AgentTurn> {
     const response = await this.options.llm.generate({

@@ -590,7 +590,8 @@ function emitFullText(sink: HashSink, layout: FieldLayout, value: CowMap<unknown
   sink.text(serializeSorted(layout.ty, typedView(value)));
 }
 
-function lowerBound(keys: readonly string[], key: string): number {
+/** Where `key` goes among code-point-sorted `keys` (binary search). */
+export function lowerBound(keys: readonly string[], key: string): number {
   let low = 0;
   let high = keys.length;
   while (low < high) {

@@ -77,13 +77,17 @@ function loadTau1Results(path: string, options: LoadRunOptions): LoadedRun {
     if (!(error instanceof DataDirError)) throw error;
   }
   const results = readTau1ResultsFile(path, domainName, domain);
+  return { ...resultsRun(path, results), tau1Entries: results.entries };
+}
+
+/** A run read whole from a results file. */
+function resultsRun(path: string, results: Pick<LoadedRun, "info" | "tasks" | "simulations">): LoadedRun {
   return {
     path,
     kind: "results",
     info: results.info,
     tasks: results.tasks,
     simulations: results.simulations,
-    tau1Entries: results.entries,
     async full(indices) {
       return indices.map((index) => results.simulations[index]!).filter((s) => s !== undefined);
     },
@@ -114,15 +118,5 @@ export async function loadRun(
       },
     };
   }
-  const results = readResultsFile(path);
-  return {
-    path,
-    kind: "results",
-    info: results.info,
-    tasks: results.tasks,
-    simulations: results.simulations,
-    async full(indices) {
-      return indices.map((index) => results.simulations[index]!).filter((s) => s !== undefined);
-    },
-  };
+  return resultsRun(path, readResultsFile(path));
 }

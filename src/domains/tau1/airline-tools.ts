@@ -5,12 +5,14 @@
  * the first leg's day for the second leg, flight changes never update the
  * cabin, no tool touches seat counts, a fourth certificate returns `None`.
  */
-import { type PyValue, pyDumps, pyStr } from "../../core/py-json.ts";
+import { type PyValue, pyStr } from "../../core/py-json.ts";
+import { AIRPORTS } from "../airline/tools.ts";
 import type { Tau1Data } from "./data.ts";
 import {
   add,
   append,
   contains,
+  dumps,
   deepcopy,
   eq,
   extend,
@@ -35,7 +37,6 @@ const MODULE = "tau_bench.envs.airline.tools";
 
 type Dict = Map<string, PyValue>;
 const dict = (value: PyValue) => value as unknown as Dict;
-const dumps = (value: unknown) => pyDumps(value);
 const str = (value: PyValue) => pyStr(value);
 
 const RESERVATION_ID = parameter("string", "The reservation id, for example '8JX2WO'.");
@@ -262,29 +263,6 @@ const getUserDetails: Tau1Tool = {
   },
 };
 
-const AIRPORTS: readonly [string, string][] = [
-  ["SFO", "San Francisco"],
-  ["JFK", "New York"],
-  ["LAX", "Los Angeles"],
-  ["ORD", "Chicago"],
-  ["DFW", "Dallas"],
-  ["DEN", "Denver"],
-  ["SEA", "Seattle"],
-  ["ATL", "Atlanta"],
-  ["MIA", "Miami"],
-  ["BOS", "Boston"],
-  ["PHX", "Phoenix"],
-  ["IAH", "Houston"],
-  ["LAS", "Las Vegas"],
-  ["MCO", "Orlando"],
-  ["EWR", "Newark"],
-  ["CLT", "Charlotte"],
-  ["MSP", "Minneapolis"],
-  ["DTW", "Detroit"],
-  ["PHL", "Philadelphia"],
-  ["LGA", "LaGuardia"],
-];
-
 const listAllAirports: Tau1Tool = {
   name: "list_all_airports",
   className: "ListAllAirports",
@@ -452,6 +430,18 @@ function chargeGiftCard(data: Tau1Data, reservation: PyValue, paymentId: PyValue
   setItem(method, "amount", sub(getItem(method, "amount"), price, "-="));
 }
 
+/** `if total_price != 0: reservation["payment_history"].append({"payment_id": id, "amount": total_price})`. */
+function appendPayment(reservation: Dict, paymentId: PyValue, amount: PyValue): void {
+  if (eq(amount, 0)) return;
+  append(
+    getItem(reservation, "payment_history"),
+    new Map<string, PyValue>([
+      ["payment_id", paymentId],
+      ["amount", amount],
+    ]),
+  );
+}
+
 const updateReservationBaggages: Tau1Tool = {
   name: "update_reservation_baggages",
   className: "UpdateReservationBaggages",
@@ -485,14 +475,7 @@ const updateReservationBaggages: Tau1Tool = {
     setItem(reservation, "total_baggages", total!);
     setItem(reservation, "nonfree_baggages", nonfree!);
     chargeGiftCard(data, reservation, paymentId!, price);
-    if (!eq(price, 0))
-      append(
-        getItem(reservation, "payment_history"),
-        new Map<string, PyValue>([
-          ["payment_id", paymentId!],
-          ["amount", price],
-        ]),
-      );
+    appendPayment(reservation, paymentId!, price);
     return dumps(reservation);
   },
 };
@@ -552,14 +535,7 @@ const updateReservationFlights: Tau1Tool = {
     const reservation = dict(reservations.mutate(reservationId as string));
     chargeGiftCard(data, reservation, paymentId!, totalPrice);
     setItem(reservation, "flights", segments);
-    if (!eq(totalPrice, 0))
-      append(
-        getItem(reservation, "payment_history"),
-        new Map<string, PyValue>([
-          ["payment_id", paymentId!],
-          ["amount", totalPrice],
-        ]),
-      );
+    appendPayment(reservation, paymentId!, totalPrice);
     return dumps(reservation);
   },
 };

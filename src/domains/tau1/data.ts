@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { compareCodePoints, type PyValue, pyRepr, pyStringRepr } from "../../core/py-json.ts";
-import { CowMap, HashSink, type HashedBytes, hashWithCheckpoints } from "../../env/db-state.ts";
+import { CowMap, HashSink, type HashedBytes, hashWithCheckpoints, lowerBound } from "../../env/db-state.ts";
 import { deepFreeze, isFrozenValue } from "../../env/model.ts";
 
 // ---------------------------------------------------------------------------
@@ -131,17 +131,6 @@ function buildBaseStream(lineage: Lineage): BaseStream {
   });
   push(names.length === 1 ? ",)" : ")");
   return { ...hashWithCheckpoints(Buffer.from(parts.join(""), "utf8")), collections };
-}
-
-function lowerBound(keys: readonly string[], key: string): number {
-  let low = 0;
-  let high = keys.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (compareCodePoints(keys[middle]!, key) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** Emits one collection of a fork: base byte ranges for untouched entries, new text for changed ones. */

@@ -10,6 +10,7 @@ import {
   isPyDict,
   PyFloat,
   type PyValue,
+  pyDumps,
   pyEquals,
   pyFloat,
   pyRepr,
@@ -17,7 +18,7 @@ import {
   pyTypeName,
 } from "../../core/py-json.ts";
 import { CowMap } from "../../env/db-state.ts";
-import { deepClone } from "../../env/model.ts";
+import { deepClone, isFrozenValue } from "../../env/model.ts";
 
 /** A Python exception: `message` is `str(e)`, what the env puts after `Error: `. */
 export class PyException extends Error {
@@ -350,4 +351,21 @@ export function toPyValue(value: unknown): PyValue {
   const out = new Map<string, PyValue>();
   for (const [k, v] of Object.entries(value)) out.set(k, toPyValue(v));
   return out;
+}
+
+const dumpsCache = new WeakMap<object, string>();
+
+/**
+ * Python `json.dumps(value)` with its defaults. The text of a shared (frozen,
+ * never changed) database entry is computed once and kept, so reading an
+ * untouched order or user costs a lookup.
+ */
+export function dumps(value: unknown): string {
+  if (value === null || typeof value !== "object" || !isFrozenValue(value)) return pyDumps(value);
+  let text = dumpsCache.get(value);
+  if (text === undefined) {
+    text = pyDumps(value);
+    dumpsCache.set(value, text);
+  }
+  return text;
 }

@@ -6,7 +6,7 @@
  * episode's state (`mutate`) before the first write to them.
  */
 import type { PyValue } from "../../core/py-json.ts";
-import { pyDumps, pyStr } from "../../core/py-json.ts";
+import { pyStr } from "../../core/py-json.ts";
 import type { CowMap } from "../../env/db-state.ts";
 import type { Tau1Data } from "./data.ts";
 import {
@@ -14,6 +14,7 @@ import {
   add,
   append,
   contains,
+  dumps,
   count,
   eq,
   extend,
@@ -38,9 +39,6 @@ const MODULE = "tau_bench.envs.retail.tools";
 type Dict = Map<string, PyValue>;
 
 const dict = (value: PyValue) => value as unknown as Dict;
-
-/** `json.dumps(value)` with Python's defaults. */
-const dumps = (value: unknown) => pyDumps(value);
 
 /** `data["users"][user_id]` ready to change in place. */
 function mutableUser(data: Tau1Data, userId: PyValue): Dict {
@@ -88,6 +86,30 @@ function priceDifference(
     diff = add(diff, sub(newPrice, oldPrice), "+=");
   }
   return { diff };
+}
+
+/**
+ * What exchange and modify check first, in upstream's order: the order, its
+ * status, the item counts, equal lengths, then each new item (summing the
+ * price difference). A string is the error to return.
+ */
+function checkItemChange(
+  data: Tau1Data,
+  orderId: PyValue,
+  itemIds: PyValue,
+  newItemIds: PyValue,
+  status: "delivered" | "pending",
+  verb: "exchanged" | "modified",
+): { order: Dict; diff: PyValue } | string {
+  const found = orderLookup(data.collection("orders"), orderId);
+  if (!found) return "Error: order not found";
+  if (!eq(getItem(found, "status"), status)) return `Error: non-${status} order cannot be ${verb}`;
+  const missing = countCheck(found, itemIds);
+  if (missing !== null) return `Error: ${pyStr(missing)} not found`;
+  if (len(itemIds) !== len(newItemIds)) return "Error: the number of items to be exchanged should match";
+  const difference = priceDifference(data, found, itemIds, newItemIds);
+  if (typeof difference === "string") return difference;
+  return { order: found, diff: difference.diff };
 }
 
 function addressArgs(args: Readonly<Record<string, PyValue>>): Dict {
@@ -185,15 +207,10 @@ const exchangeDeliveredOrderItems: Tau1Tool = {
   ) {
     const users = data.collection("users");
     const orders = data.collection("orders");
-    const found = orderLookup(orders, orderId!);
-    if (!found) return "Error: order not found";
-    if (!eq(getItem(found, "status"), "delivered")) return "Error: non-delivered order cannot be exchanged";
-    const missing = countCheck(found, itemIds!);
-    if (missing !== null) return `Error: ${pyStr(missing)} not found`;
-    if (len(itemIds) !== len(newItemIds)) return "Error: the number of items to be exchanged should match";
-    const difference = priceDifference(data, found, itemIds!, newItemIds!);
-    if (typeof difference === "string") return difference;
-    const diff = round(difference.diff, 2);
+    const checked = checkItemChange(data, orderId!, itemIds!, newItemIds!, "delivered", "exchanged");
+    if (typeof checked === "string") return checked;
+    const found = checked.order;
+    const diff = round(checked.diff, 2);
     const methods = getItem(getItem(users, getItem(found, "user_id")), "payment_methods");
     if (!contains(methods, methodId)) return "Error: payment method not found";
     const method = getItem(methods, methodId);
@@ -377,15 +394,10 @@ const modifyPendingOrderItems: Tau1Tool = {
   ) {
     const products = data.collection("products");
     const orders = data.collection("orders");
-    const found = orderLookup(orders, orderId!);
-    if (!found) return "Error: order not found";
-    if (!eq(getItem(found, "status"), "pending")) return "Error: non-pending order cannot be modified";
-    const missing = countCheck(found, itemIds!);
-    if (missing !== null) return `Error: ${pyStr(missing)} not found`;
-    if (len(itemIds) !== len(newItemIds)) return "Error: the number of items to be exchanged should match";
-    const difference = priceDifference(data, found, itemIds!, newItemIds!);
-    if (typeof difference === "string") return difference;
-    const diff = difference.diff;
+    const checked = checkItemChange(data, orderId!, itemIds!, newItemIds!, "pending", "modified");
+    if (typeof checked === "string") return checked;
+    const found = checked.order;
+    const diff = checked.diff;
     const userId = getItem(found, "user_id");
     const users = data.collection("users");
     if (!contains(getItem(getItem(users, userId), "payment_methods"), methodId))

@@ -129,8 +129,8 @@ describe.skipIf(!ready)(
           expect({ index, hash: data.hash() }).toEqual({ index, hash: expected[index]!.hash });
           compared += actions.length;
         });
-        expect(compared).toBeGreaterThan(100);
-      });
+        expect(compared).toBeGreaterThan(60);
+      }, 300_000);
     }
   },
 );
