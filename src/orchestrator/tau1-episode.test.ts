@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PyFloat, pyDumps } from "../core/py-json.ts";
@@ -14,6 +15,7 @@ import {
   fewShotDraws,
   pythonSample,
   readFewShotDisplays,
+  tau1Stamp,
   tau1Texts,
 } from "../runner/tau1-run.ts";
 import { simulationToTau1Entry, tau1ExportContext, tau1Trajectory } from "../runner/tau1-results.ts";
@@ -405,5 +407,33 @@ describe.skipIf(!hasData)("tau1 episodes with scripted models (skipped: TAU1_DAT
     ).toBe(true);
     expect(asked).toEqual([`${d.tau1.record(task).instruction}\n`]);
     expect(simulation.user_cost).toBe(0);
+  });
+
+  it("with upstream's texts in the data folder the models get upstream's words, and the run says so", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau1-upstream-texts-"));
+    for (const part of ["retail", "airline", "few_shot"]) symlinkSync(join(dataDir!, part), join(dir, part));
+    mkdirSync(join(dir, "texts"));
+    // Stand-ins with upstream's shape (its real texts come from `tau data pull --tau1`; texts.test.ts checks them).
+    writeFileSync(join(dir, "texts", "react_instruction.txt"), "\nUPSTREAM REACT INSTRUCTION\n");
+    writeFileSync(
+      join(dir, "texts", "user_llm_system.txt"),
+      "UPSTREAM USER{instruction_display}\nRules:\n- r",
+    );
+    const d = loadDomain("tau1-airline", dir);
+    if (!isTau1Domain(d)) throw new Error("not tau1");
+    const task = d.tau1.tasksOf("test")[12]!;
+    const run = setup(d, "react", [{ content: "Action: bye" }], userSteps("Hi", "###STOP###"));
+    await runTau1Episode({ domain: d, task, ...run, maxSteps: 30, seed: 1, trial: 0 });
+    expect(
+      (run.agentLlm.requests[0]!.messages[0]!.content as string).endsWith("\nUPSTREAM REACT INSTRUCTION\n"),
+    ).toBe(true);
+    expect(run.userLlm.requests[0]!.messages[0]!.content).toBe(
+      `UPSTREAM USER\n\nInstruction: ${d.tau1.record(task).instruction}\n\nRules:\n- r`,
+    );
+    expect(tau1Stamp(d, "react", "llm", null)).toMatchObject({
+      prompts: "upstream",
+      texts: { tools_info: "upstream", react_instruction: "upstream", user_llm_system: "upstream" },
+    });
+    expect(tau1Stamp(d, "act", "verify", null)).toMatchObject({ prompts: "paraphrased" });
   });
 });

@@ -6,7 +6,12 @@ import { DATA_MANIFEST, DEFAULT_DATA_URL, UPSTREAM_RELEASE } from "../../domains
 import { defaultDataDir } from "../../domains/data-dir.ts";
 import { pullData, verifyData } from "../../domains/data-pull.ts";
 import { defaultTau1DataDir } from "../../domains/tau1/data-dir.ts";
-import { DEFAULT_TAU1_URL, TAU1_COMMIT, TAU1_MANIFEST } from "../../domains/tau1/manifest.ts";
+import {
+  DEFAULT_TAU1_URL,
+  isOptionalTau1File,
+  TAU1_COMMIT,
+  TAU1_MANIFEST,
+} from "../../domains/tau1/manifest.ts";
 import { pullTau1Data } from "../../domains/tau1/pull.ts";
 
 /** The folder commands read when no --data-dir is given, and what chose it. */
@@ -118,10 +123,18 @@ export function registerDataCommand(program: Command): void {
       if (options.tau1) {
         const { dir, source } = chosenTau1DataDir(options.tau1DataDir);
         const result = verifyData(dir, TAU1_MANIFEST);
+        // The prompt texts may be absent (a copy of the data files alone): runs then use our wording.
+        const optional = new Set(TAU1_MANIFEST.filter(isOptionalTau1File).map((entry) => entry.path));
+        const missingTexts = result.missing.filter((path) => optional.has(path));
+        result.missing = result.missing.filter((path) => !optional.has(path));
         const ok = result.exists && result.missing.length === 0 && result.mismatched.length === 0;
         if (!result.exists)
           console.log(`${dir} (from ${source}) does not exist. Run \`tau data pull --tau1\`.`);
         for (const path of result.missing) console.log(`missing: ${path}`);
+        if (result.exists && missingTexts.length > 0)
+          console.log(
+            `no upstream prompt texts (${missingTexts.length} files of texts/ absent): runs use taubench's own wording; \`tau data pull --tau1\` extracts them`,
+          );
         for (const path of result.mismatched)
           console.log(`differs from τ-bench ${TAU1_COMMIT.slice(0, 7)}: ${path}`);
         if (result.exists)

@@ -6,7 +6,9 @@
  * `tools_info.json`) and the retail rules (`rules.py` → `rules.json`).
  */
 import { type PyValue, pyDumps } from "../../core/py-json.ts";
+import { RESPOND_ACTION_FIELD_NAME, RESPOND_ACTION_NAME } from "./env.ts";
 import {
+  functionAssignment,
   methodReturnValue,
   moduleAssignments,
   nameList,
@@ -131,4 +133,53 @@ export function convertToolsInfo(folder: string, readFile: (name: string) => str
     }
   });
   return `${pyDumps(infos, { indent: 2 })}\n`;
+}
+
+/** The names upstream's agent module imports from `tau_bench.types` (the same protocol constants as ours). */
+const TYPES_SCOPE = new Map([
+  ["RESPOND_ACTION_NAME", RESPOND_ACTION_NAME],
+  ["RESPOND_ACTION_FIELD_NAME", RESPOND_ACTION_FIELD_NAME],
+]);
+
+/** Where each prompt text of the original τ-bench is in its sources, and how it is read. */
+export const TAU1_TEXT_SOURCES = {
+  react_instruction: {
+    file: "tau_bench/agents/chat_react_agent.py",
+    read: (source: string) => moduleAssignments(source, { scope: TYPES_SCOPE }).get("REACT_INSTRUCTION"),
+  },
+  act_instruction: {
+    file: "tau_bench/agents/chat_react_agent.py",
+    read: (source: string) => moduleAssignments(source, { scope: TYPES_SCOPE }).get("ACT_INSTRUCTION"),
+  },
+  // The user simulators' templates keep their f-string fields as `{name}` for the caller to fill.
+  user_llm_system: {
+    file: "tau_bench/envs/user.py",
+    read: (source: string) =>
+      methodReturnValue(source, "LLMUserSimulationEnv", "build_system_prompt", { templates: true }),
+  },
+  user_react_system: {
+    file: "tau_bench/envs/user.py",
+    read: (source: string) =>
+      methodReturnValue(source, "ReactUserSimulationEnv", "build_system_prompt", { templates: true }),
+  },
+  user_verify_prompt: {
+    file: "tau_bench/envs/user.py",
+    read: (source: string) => functionAssignment(source, "verify", "prompt", { templates: true }),
+  },
+  user_reflection_prompt: {
+    file: "tau_bench/envs/user.py",
+    read: (source: string) => functionAssignment(source, "reflect", "prompt", { templates: true }),
+  },
+} as const;
+
+/** A prompt text from its source file (see {@link TAU1_TEXT_SOURCES}). */
+export function extractTau1Text(name: keyof typeof TAU1_TEXT_SOURCES, file: string, source: string): string {
+  let value: PyLiteral | undefined;
+  try {
+    value = TAU1_TEXT_SOURCES[name].read(source);
+  } catch (error) {
+    if (error instanceof PythonSourceError) throw new ConversionError(file, `${name}: ${error.message}`);
+    throw error;
+  }
+  return requireString(file, name, value);
 }

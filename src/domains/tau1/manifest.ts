@@ -3,11 +3,17 @@
  * builds from upstream's repository archive at the pinned commit, with the
  * sha256 and size of each file's exact bytes. Byte copies come straight from
  * the archive; the others are converted from upstream's Python sources
- * (./convert.ts). Generated from a reference conversion (tau-bench-data).
+ * (./convert.ts). Generated from a reference conversion (tau-bench-data); the
+ * prompt texts (`texts/`) from the sources at the same commit.
  */
 
+/** Whether a data folder may lack the file (the prompt texts: without them runs use our own wording). */
+export function isOptionalTau1File(entry: Pick<Tau1ManifestEntry, "kind">): boolean {
+  return entry.kind === "text";
+}
+
 /** How a data file is made from the archive. */
-export type Tau1FileKind = "copy" | "tasks" | "rules" | "tools";
+export type Tau1FileKind = "copy" | "tasks" | "rules" | "tools" | "text";
 
 /** One file of the τ-bench data folder. */
 export interface Tau1ManifestEntry {
@@ -16,7 +22,7 @@ export interface Tau1ManifestEntry {
   readonly kind: Tau1FileKind;
   /** Path inside the archive (below its top-level folder): a file, or the tools package folder. */
   readonly from: string;
-  /** The task list's variable in the source module (`tasks` files). */
+  /** The task list's variable in the source module (`tasks` files), or the text's name (`text` files). */
   readonly variable?: string;
   readonly sha256: string;
   readonly bytes: number;
@@ -159,5 +165,53 @@ export const TAU1_MANIFEST: readonly Tau1ManifestEntry[] = [
     from: "tau_bench/envs/retail/wiki.md",
     sha256: "d539fd2a46a8b8dd2e934ff9ed92f43e9f6b56bc7a718db8d2803ba8ad8f6bf7",
     bytes: 5718,
+  },
+  {
+    path: "texts/react_instruction.txt",
+    kind: "text",
+    from: "tau_bench/agents/chat_react_agent.py",
+    variable: "react_instruction",
+    sha256: "55c63f60091612c58abd959389d9d7c6b3602bc7044daba71bd99ee176205297",
+    bytes: 1889,
+  },
+  {
+    path: "texts/act_instruction.txt",
+    kind: "text",
+    from: "tau_bench/agents/chat_react_agent.py",
+    variable: "act_instruction",
+    sha256: "34dc702b2b9f7dc24c431cb0a83fc136d6d7812671769edbbdf51bdd4a9dd06e",
+    bytes: 1636,
+  },
+  {
+    path: "texts/user_llm_system.txt",
+    kind: "text",
+    from: "tau_bench/envs/user.py",
+    variable: "user_llm_system",
+    sha256: "86c3bd3439bedb76a5402c29851244780b54e1b41bb576bbf407ff94d65ebe6e",
+    bytes: 847,
+  },
+  {
+    path: "texts/user_react_system.txt",
+    kind: "text",
+    from: "tau_bench/envs/user.py",
+    variable: "user_react_system",
+    sha256: "e073060b5c4e954cb2eff724fe1186b5b65de723d7badf3da73fc7ff61c3c509",
+    bytes: 1101,
+  },
+  {
+    path: "texts/user_verify_prompt.txt",
+    kind: "text",
+    from: "tau_bench/envs/user.py",
+    variable: "user_verify_prompt",
+    sha256: "07475d40f114d9cc2d5b6cbe41c3ab9df49629537d6865cd1a1e4421794f4ee1",
+    bytes: 421,
+  },
+  {
+    path: "texts/user_reflection_prompt.txt",
+    kind: "text",
+    from: "tau_bench/envs/user.py",
+    variable: "user_reflection_prompt",
+    sha256: "8f6bac30af2bc7910ef053e042db24fa8490499d9c830dd02d22b9444ce12d84",
+    bytes: 618,
   },
 ];

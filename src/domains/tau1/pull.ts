@@ -13,7 +13,14 @@ import {
   type PullResult,
   unpackArchive,
 } from "../data-pull.ts";
-import { ConversionError, convertRules, convertTasks, convertToolsInfo } from "./convert.ts";
+import {
+  ConversionError,
+  convertRules,
+  convertTasks,
+  convertToolsInfo,
+  extractTau1Text,
+  type TAU1_TEXT_SOURCES,
+} from "./convert.ts";
 import { DEFAULT_TAU1_URL, TAU1_MANIFEST, type Tau1ManifestEntry } from "./manifest.ts";
 
 /** Options of {@link pullTau1Data}. */
@@ -58,6 +65,15 @@ export function buildTau1Files(
           break;
         case "rules":
           files.set(entry.path, Buffer.from(convertRules(entry.from, text(entry.from)), "utf8"));
+          break;
+        case "text":
+          files.set(
+            entry.path,
+            Buffer.from(
+              extractTau1Text(entry.variable as keyof typeof TAU1_TEXT_SOURCES, entry.from, text(entry.from)),
+              "utf8",
+            ),
+          );
           break;
         case "tools":
           files.set(

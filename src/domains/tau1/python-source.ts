@@ -290,6 +290,8 @@ class ExpressionParser {
     private readonly scope: PyScope,
     /** Calls of these names are kept as {@link PyCall}s; others are an error. */
     private readonly calls: ReadonlySet<string>,
+    /** f-string fields the scope lacks stay in the text as `{name}` (reading a template). */
+    private readonly templates = false,
   ) {}
 
   private peek(): Token {
@@ -355,6 +357,7 @@ class ExpressionParser {
       .map((part) => {
         if ("text" in part) return part.text;
         const value = this.scope.get(part.field);
+        if (value === undefined && this.templates) return `{${part.field}}`;
         if (value === undefined) this.fail(`f-string field {${part.field}} is not defined`, first);
         if (typeof value !== "string" && typeof value !== "number")
           this.fail(`f-string field {${part.field}} is not a string or a number`, first);
@@ -471,6 +474,8 @@ export interface ReadOptions {
   scope?: PyScope;
   /** Callable names kept as {@link PyCall}s (e.g. `Task`, `Action`). */
   calls?: readonly string[];
+  /** f-string fields not in the scope stay in the text as `{name}` placeholders (a template). */
+  templates?: boolean;
 }
 
 /**
@@ -534,6 +539,7 @@ export function methodReturnValue(
             pos + 1,
             new Map(options.scope ?? []),
             new Set(options.calls ?? []),
+            options.templates ?? false,
           );
           return parser.expression();
         }
@@ -543,6 +549,40 @@ export function methodReturnValue(
     pos++;
   }
   throw new PythonSourceError(`${className}.${method} not found`, tokens[classAt]!.line);
+}
+
+/** The literal first assigned to `variable` inside the module-level `def <functionName>(...)`. */
+export function functionAssignment(
+  source: string,
+  functionName: string,
+  variable: string,
+  options: ReadOptions = {},
+): PyLiteral {
+  const tokens = tokenize(source);
+  const at = tokens.findIndex(
+    (token, i) => token.text === "def" && token.column === 0 && tokens[i + 1]?.text === functionName,
+  );
+  if (at < 0) throw new PythonSourceError(`function ${functionName} not found`, 1);
+  for (let pos = at + 2; tokens[pos]!.kind !== "end"; pos++) {
+    const token = tokens[pos]!;
+    if (token.column === 0 && token.kind !== "newline" && tokens[pos - 1]?.kind === "newline") break;
+    if (
+      token.kind === "name" &&
+      token.text === variable &&
+      tokens[pos - 1]?.kind === "newline" &&
+      tokens[pos + 1]?.text === "="
+    ) {
+      const parser = new ExpressionParser(
+        tokens,
+        pos + 2,
+        new Map(options.scope ?? []),
+        new Set(options.calls ?? []),
+        options.templates ?? false,
+      );
+      return parser.expression();
+    }
+  }
+  throw new PythonSourceError(`${functionName} assigns no ${variable}`, tokens[at]!.line);
 }
 
 /** `from .module import Name` lines of a package `__init__.py`: class name → module name. */
