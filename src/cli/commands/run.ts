@@ -19,11 +19,11 @@ import {
   parseModelOption,
   parseNumberOption,
   resumeCommandFor,
-} from "../../runner/cli-options.ts";
-import { createProgressRenderer } from "../../runner/progress.ts";
+} from "../options.ts";
+import { progressListener } from "../progress.ts";
 import { executeRun, type RunConfig } from "../../runner/run.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
-import { renderSummary } from "../../runner/summary.ts";
+import { renderSummary } from "../summary.ts";
 import { parseTaskIds } from "../../runner/task-selection.ts";
 import { getUserDefinition } from "../../users/registry.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
@@ -158,6 +158,11 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
       roles.push(judgeRole(options.judge === undefined ? "--judge-llm" : "--judge"));
     return roles;
   };
+  const showProgress = progressListener({
+    isTty: io.isTty,
+    write: io.stderr,
+    intervalMs: progressIntervalMs,
+  });
   const outcome = await executeRun(config, {
     createLlm: (model, onEvent) => {
       try {
@@ -173,9 +178,10 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
       }
     },
     providerKey,
-    createProgress: (progress) =>
-      createProgressRenderer(progress, { isTty: io.isTty, write: io.stderr, intervalMs: progressIntervalMs }),
-    log: io.stderr,
+    onEvent: (event) => {
+      if (event.type === "note") io.stderr(event.message);
+      else showProgress(event);
+    },
     ...(io.signal ? { signal: io.signal } : {}),
   });
   io.stdout(renderSummary({ info: outcome.info, tasks: outcome.tasks, simulations: outcome.simulations }));

@@ -7,7 +7,7 @@ import type { Info } from "../core/results.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { computeMetrics, isSuccessful } from "../metrics/index.ts";
-import { formatUsageLine, parseRunUsage } from "./llm-usage.ts";
+import { formatUsageLine, parseRunUsage } from "../runner/llm-usage.ts";
 
 /** What a summary is computed from. */
 export interface SummaryInput {

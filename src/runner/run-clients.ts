@@ -1,0 +1,63 @@
+/**
+ * The model clients of a run: one per model name, shared by every simulation
+ * and routed through the per-provider scheduler, so all traffic to a provider
+ * shares one adaptive limit. The judge wraps its client.
+ */
+import { createLlmJudge, type NlAssertionJudge } from "../evaluation/nl-assertions.ts";
+import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
+import type { LlmClient } from "../llm/types.ts";
+import { ProviderScheduler } from "./concurrency.ts";
+import type { RunPlan } from "./plan.ts";
+
+/** How model clients are made (injected so tests stay offline). */
+export interface LlmFactory {
+  /** Builds a model client; the listener receives its events (calls, retries, 429s). */
+  createLlm(model: string, onEvent: LlmEventListener): LlmClient;
+  /** Queue key of a model (`providerKey` of the LLM layer). */
+  providerKey(model: string): string;
+}
+
+/** The model-side pieces one simulation uses; null where a participant needs no model. */
+export interface SimulationClients {
+  agentLlm: LlmClient | null;
+  userLlm: LlmClient | null;
+  /** Null when no selected task needs one, or with `--judge none`. */
+  judge: NlAssertionJudge | null;
+}
+
+/**
+ * Builds the agent's, the user's and the judge's clients, in that order (a
+ * missing key is reported for the first role that needs the model). `onEvent`
+ * receives every provider event; a 429 also slows the model's queue. With
+ * `needed` false nothing is built (a finished run needs no key to be looked at).
+ */
+export function createRunClients(
+  plan: RunPlan,
+  factory: LlmFactory,
+  onEvent: LlmEventListener,
+  needed = true,
+): SimulationClients {
+  if (!needed) return { agentLlm: null, userLlm: null, judge: null };
+  const { config } = plan;
+  const scheduler = new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, factory.providerKey);
+  const onLlmEvent = (event: LlmEvent) => {
+    onEvent(event);
+    if (event.type === "rate_limited") scheduler.rateLimited(event.model);
+  };
+  const clients = new Map<string, LlmClient>();
+  const client = (model: string) => {
+    let existing = clients.get(model);
+    if (!existing) {
+      existing = scheduler.wrap(factory.createLlm(model, onLlmEvent));
+      clients.set(model, existing);
+    }
+    return existing;
+  };
+  const agentLlm = plan.agent.needsLlm ? client(config.agentLlm) : null;
+  const userLlm = plan.user.needsLlm ? client(config.userLlm) : null;
+  const judge =
+    config.judgeLlm !== null && plan.needsJudge
+      ? createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs)
+      : null;
+  return { agentLlm, userLlm, judge };
+}

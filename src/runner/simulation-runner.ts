@@ -1,0 +1,79 @@
+/**
+ * The seam every execution path shares: given a resolved {@link RunPlan} and
+ * its model clients, run one work unit `(trial, task, seed)` to a graded
+ * {@link SimulationRun}. It writes nothing; `executeRun` records what it
+ * returns in the checkpoint, a queue worker sends it back to its coordinator,
+ * and a library caller may keep it. Exceptions propagate (upstream's retry
+ * cases), so the caller decides about retries.
+ */
+import { join } from "node:path";
+import type { SimulationRun } from "../core/simulation.ts";
+import type { Environment } from "../env/environment.ts";
+import type { ToolSchema } from "../env/toolkit.ts";
+import { runEpisode } from "../orchestrator/episode.ts";
+import type { WorkUnit } from "./batch.ts";
+import type { RunPlan } from "./plan.ts";
+import type { SimulationClients } from "./run-clients.ts";
+
+/** What {@link SimulationRunner.run} needs of a unit (a {@link WorkUnit} fits). */
+export type UnitSpec = Pick<WorkUnit, "trial" | "task" | "seed">;
+
+/** Runs the units of one plan; cheap to call concurrently (each call has its own episode). */
+export class SimulationRunner {
+  private readonly template: Environment;
+  private readonly agentTools: ToolSchema[];
+  private readonly policy: string;
+  private readonly guidelinesDir: string;
+
+  constructor(
+    readonly plan: RunPlan,
+    private readonly clients: SimulationClients,
+  ) {
+    // One environment for the schemas; every episode forks its own from the domain.
+    this.template = plan.domain.makeEnvironment({ soloMode: plan.soloMode });
+    this.agentTools = plan.soloMode
+      ? [...this.template.getToolSchemas(), ...this.template.getUserToolSchemas()]
+      : this.template.getToolSchemas();
+    this.policy = plan.domain.policy({ soloMode: plan.soloMode });
+    this.guidelinesDir = join(plan.config.dataDir, "user_simulator");
+  }
+
+  /** Builds the participants for `unit`, runs the episode and grades it. */
+  async run(unit: UnitSpec, signal: AbortSignal): Promise<SimulationRun> {
+    const { plan, clients } = this;
+    const { config, domain } = plan;
+    const userTools = domain.hasUserTools ? this.template.getUserToolSchemas(unit.task.user_tools) : [];
+    const agent = plan.agent.create({
+      domainName: domain.name,
+      task: unit.task,
+      tools: this.agentTools,
+      policy: this.policy,
+      soloMode: plan.soloMode,
+      llm: clients.agentLlm,
+      llmArgs: { ...config.agentLlmArgs },
+    });
+    const user = plan.user.create({
+      domainName: domain.name,
+      task: unit.task,
+      tools: userTools.length > 0 ? userTools : null,
+      guidelinesDir: this.guidelinesDir,
+      llm: clients.userLlm,
+      llmArgs: { ...config.userLlmArgs },
+    });
+    return runEpisode({
+      domain,
+      task: unit.task,
+      agent,
+      user,
+      soloMode: plan.soloMode,
+      maxSteps: config.maxSteps,
+      maxErrors: config.maxErrors,
+      seed: unit.seed,
+      trial: unit.trial,
+      timeoutMs: config.timeoutMs,
+      judge: clients.judge,
+      enforceCommunicationProtocol: config.enforceCommunicationProtocol,
+      signal,
+    });
+  }
+}
