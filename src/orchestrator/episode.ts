@@ -30,6 +30,8 @@ export interface EpisodeOptions {
   judge: NlAssertionJudge | null;
   enforceCommunicationProtocol?: boolean;
   signal?: AbortSignal;
+  /** The simulation's id (default: a random uuid); the runner passes the one its participants were given. */
+  simulationId?: string;
 }
 
 /** Runs and grades one episode; the returned simulation has `reward_info`, `policy`, `trial` and (from the orchestrator) `seed` set. */
@@ -48,6 +50,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun
     timeoutMs: options.timeoutMs ?? null,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.simulationId ? { simulationId: options.simulationId } : {}),
   });
   const simulation = await orchestrator.run();
   simulation.policy = environment.policy;

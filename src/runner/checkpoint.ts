@@ -51,6 +51,11 @@ export const RunFingerprint = z.object({
   seed: z.number(),
   solo_mode: z.boolean(),
   enforce_communication_protocol: z.boolean(),
+  // Present only when they apply (so runs of built-in participants keep their fingerprint as it was).
+  agent_version: z.string().optional(),
+  user_version: z.string().optional(),
+  agent_options: z.record(z.string(), z.any()).optional(),
+  user_options: z.record(z.string(), z.any()).optional(),
 });
 export type RunFingerprint = z.infer<typeof RunFingerprint>;
 

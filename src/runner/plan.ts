@@ -30,6 +30,24 @@ export function defaultLlmArgs(): Record<string, unknown> {
   return { temperature: new PyFloat(0) };
 }
 
+/** An agent by registry name, or its definition. */
+export type AgentSpec = string | AgentDefinition;
+/** A user by registry name, or its definition. */
+export type UserSpec = string | UserDefinition;
+
+/** Where a participant's definition came from. */
+export type ParticipantSource = { kind: "registry" } | { kind: "object" };
+
+/** A participant resolved for a run: its definition, origin, and options (raw as given, and parsed). */
+export interface ResolvedParticipant<Definition> {
+  definition: Definition;
+  source: ParticipantSource;
+  /** As given (recorded in results and the fingerprint); `{}` when none were. */
+  rawOptions: Record<string, unknown>;
+  /** What the definition's `parseOptions` made of them (given to every context). */
+  options: unknown;
+}
+
 /** Everything a run was asked to do (the settings of `tau run`, resolved). */
 export interface RunConfig {
   domain: string;
@@ -46,8 +64,14 @@ export interface RunConfig {
   retryDelayMs: number;
   /** Wall-clock limit per simulation (termination reason `timeout`); null = none. */
   timeoutMs: number | null;
-  agent: string;
-  user: string;
+  /** A registered agent's name, or a definition (a definition object cannot cross a process: a queue worker needs a name). */
+  agent: AgentSpec;
+  /** A registered user's name, or a definition. */
+  user: UserSpec;
+  /** Options for the agent's definition (`--agent-options`); recorded, and part of the fingerprint. */
+  agentOptions?: Record<string, unknown> | undefined;
+  /** Options for the user's definition (`--user-options`). */
+  userOptions?: Record<string, unknown> | undefined;
   agentLlm: string;
   userLlm: string;
   /** Null = `--judge none`: NL assertions are not evaluated. */
@@ -72,6 +96,10 @@ export interface RunPlan {
   domain: Domain;
   agent: AgentDefinition;
   user: UserDefinition;
+  /** The agent's origin and options. */
+  agentParticipant: ResolvedParticipant<AgentDefinition>;
+  /** The user's origin and options. */
+  userParticipant: ResolvedParticipant<UserDefinition>;
   soloMode: boolean;
   tasks: Task[];
   seeds: number[];
@@ -115,16 +143,21 @@ function promptHashes(
 export interface FingerprintInput {
   config: RunConfig;
   domain: Domain;
-  agent: AgentDefinition;
-  user: UserDefinition;
+  agent: ResolvedParticipant<AgentDefinition>;
+  user: ResolvedParticipant<UserDefinition>;
   soloMode: boolean;
 }
+
+const hasKeys = (value: Record<string, unknown>) => Object.keys(value).length > 0;
 
 /**
  * The settings that change what a simulation means; a resume with a different
  * fingerprint is refused. Every resume check goes through this one function.
  */
-export function runFingerprint({ config, domain, agent, user, soloMode }: FingerprintInput): RunFingerprint {
+export function runFingerprint(input: FingerprintInput): RunFingerprint {
+  const { config, domain, soloMode } = input;
+  const agent = input.agent.definition;
+  const user = input.user.definition;
   return {
     domain: domain.name,
     agent: agent.name,
@@ -140,18 +173,77 @@ export function runFingerprint({ config, domain, agent, user, soloMode }: Finger
     seed: config.seed,
     solo_mode: soloMode,
     enforce_communication_protocol: config.enforceCommunicationProtocol,
+    ...(agent.version !== undefined ? { agent_version: agent.version } : {}),
+    ...(user.version !== undefined ? { user_version: user.version } : {}),
+    ...(hasKeys(input.agent.rawOptions) ? { agent_options: input.agent.rawOptions } : {}),
+    ...(hasKeys(input.user.rawOptions) ? { user_options: input.user.rawOptions } : {}),
   };
 }
 
 /** Lines naming the settings that differ between a stored run and this one. */
 export function fingerprintDifferences(stored: RunFingerprint, current: RunFingerprint): string[] {
   const out: string[] = [];
-  for (const key of Object.keys(current) as (keyof RunFingerprint)[]) {
+  const keys = new Set([...Object.keys(current), ...Object.keys(stored)]) as Set<keyof RunFingerprint>;
+  for (const key of keys) {
     const a = pyDumps(stored[key] ?? null, { sortKeys: true });
     const b = pyDumps(current[key] ?? null, { sortKeys: true });
     if (a !== b) out.push(`${key}: ${a} → ${b}`);
   }
   return out;
+}
+
+/** What every definition has, for resolving either kind. */
+interface Definition {
+  name: string;
+  version?: string;
+  parseOptions?(options: Record<string, unknown>): unknown;
+}
+
+/** Looks a participant up (a name) or takes it as given (a definition), and parses its options once. */
+function resolveParticipant<D extends Definition>(
+  kind: "agent" | "user",
+  spec: string | D,
+  byName: (name: string) => D,
+  options: Record<string, unknown> | undefined,
+): ResolvedParticipant<D> {
+  const definition = typeof spec === "string" ? byName(spec) : spec;
+  const source: ParticipantSource = typeof spec === "string" ? { kind: "registry" } : { kind: "object" };
+  const rawOptions = options ?? {};
+  let parsed: unknown = rawOptions;
+  if (definition.parseOptions) {
+    try {
+      parsed = definition.parseOptions(rawOptions);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new UsageError(
+        `${kind} '${definition.name}' rejected its options (--${kind}-options): ${message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+  return { definition, source, rawOptions, options: parsed };
+}
+
+/**
+ * `info.taubench.agent` / `.user`: name, version, options and origin of a participant that is not
+ * a built-in one used as is (absent then, so those runs record exactly what they always did).
+ */
+function participantStamp(
+  kind: "agent" | "user",
+  participant: ResolvedParticipant<Definition>,
+): Record<string, unknown> {
+  const { definition, source, rawOptions } = participant;
+  if (source.kind === "registry" && definition.version === undefined && !hasKeys(rawOptions)) return {};
+  return {
+    [kind]: {
+      name: definition.name,
+      version: definition.version ?? null,
+      source: source.kind,
+      options: rawOptions,
+    },
+  };
 }
 
 /** Checks that the agent, the user and the domain fit together (solo mode needs all three to agree). */
@@ -172,8 +264,10 @@ function checkPairing(domain: Domain, agent: AgentDefinition, user: UserDefiniti
 export async function planRun(config: RunConfig): Promise<RunPlan> {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
-  const agent = getAgentDefinition(config.agent);
-  const user = getUserDefinition(config.user);
+  const agentParticipant = resolveParticipant("agent", config.agent, getAgentDefinition, config.agentOptions);
+  const userParticipant = resolveParticipant("user", config.user, getUserDefinition, config.userOptions);
+  const agent = agentParticipant.definition;
+  const user = userParticipant.definition;
   const domain = loadDomain(config.domain, config.dataDir);
   const soloMode = config.solo ?? agent.soloMode;
   checkPairing(domain, agent, user, soloMode);
@@ -186,7 +280,13 @@ export async function planRun(config: RunConfig): Promise<RunPlan> {
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
   const seeds = trialSeeds(config.seed, config.numTrials);
-  const fingerprint = runFingerprint({ config, domain, agent, user, soloMode });
+  const fingerprint = runFingerprint({
+    config,
+    domain,
+    agent: agentParticipant,
+    user: userParticipant,
+    soloMode,
+  });
   const info = Info.parse({
     git_commit: sourceGitCommit() ?? "unknown",
     num_trials: config.numTrials,
@@ -209,6 +309,8 @@ export async function planRun(config: RunConfig): Promise<RunPlan> {
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
       prompt_hashes: promptHashes(config.dataDir, domain, agent.instructions, user.needsLlm, soloMode),
+      ...participantStamp("agent", agentParticipant),
+      ...participantStamp("user", userParticipant),
     }),
   });
   return {
@@ -216,6 +318,8 @@ export async function planRun(config: RunConfig): Promise<RunPlan> {
     domain,
     agent,
     user,
+    agentParticipant,
+    userParticipant,
     soloMode,
     tasks,
     seeds,

@@ -6,6 +6,7 @@
  * and a library caller may keep it. Exceptions propagate (upstream's retry
  * cases), so the caller decides about retries.
  */
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Environment } from "../env/environment.ts";
@@ -43,7 +44,12 @@ export class SimulationRunner {
     const { plan, clients } = this;
     const { config, domain } = plan;
     const userTools = domain.hasUserTools ? this.template.getUserToolSchemas(unit.task.user_tools) : [];
+    // Every attempt is a simulation of its own, with an id of its own.
+    const simulationId = randomUUID();
+    const episode = { signal, simulationId, trial: unit.trial, seed: unit.seed };
     const agent = plan.agent.create({
+      ...episode,
+      options: plan.agentParticipant.options as Record<string, unknown>,
       domainName: domain.name,
       task: unit.task,
       tools: this.agentTools,
@@ -53,6 +59,8 @@ export class SimulationRunner {
       llmArgs: { ...config.agentLlmArgs },
     });
     const user = plan.user.create({
+      ...episode,
+      options: plan.userParticipant.options as Record<string, unknown>,
       domainName: domain.name,
       task: unit.task,
       tools: userTools.length > 0 ? userTools : null,
@@ -74,6 +82,7 @@ export class SimulationRunner {
       judge: clients.judge,
       enforceCommunicationProtocol: config.enforceCommunicationProtocol,
       signal,
+      simulationId,
     });
   }
 }

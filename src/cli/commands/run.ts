@@ -152,8 +152,8 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
   // agent or user fails there first, so the judge is named only when it alone uses the model.
   const rolesOf = (model: string): ModelRole[] => {
     const roles: ModelRole[] = [];
-    if (getAgentDefinition(config.agent).needsLlm && config.agentLlm === model) roles.push(AGENT_ROLE);
-    if (getUserDefinition(config.user).needsLlm && config.userLlm === model) roles.push(USER_ROLE);
+    if (getAgentDefinition(options.agent).needsLlm && config.agentLlm === model) roles.push(AGENT_ROLE);
+    if (getUserDefinition(options.user).needsLlm && config.userLlm === model) roles.push(USER_ROLE);
     if (roles.length === 0 && config.judgeLlm === model)
       roles.push(judgeRole(options.judge === undefined ? "--judge-llm" : "--judge"));
     return roles;
