@@ -9,10 +9,16 @@ import type { LlmClient } from "../llm/types.ts";
 import { ProviderScheduler } from "./concurrency.ts";
 import type { RunPlan } from "./plan.ts";
 
+/** A role a run's model plays. */
+export type ModelUse = "agent" | "user" | "judge";
+
 /** How model clients are made (injected so tests stay offline). */
 export interface LlmFactory {
-  /** Builds a model client; the listener receives its events (calls, retries, 429s). */
-  createLlm(model: string, onEvent: LlmEventListener): LlmClient;
+  /**
+   * Builds a model client; the listener receives its events (calls, retries, 429s). `uses` are
+   * the roles that share it (so an error, a missing key say, can name who needs the model).
+   */
+  createLlm(model: string, onEvent: LlmEventListener, uses: readonly ModelUse[]): LlmClient;
   /** Queue key of a model (`providerKey` of the LLM layer). */
   providerKey(model: string): string;
 }
@@ -44,20 +50,24 @@ export function createRunClients(
     onEvent(event);
     if (event.type === "rate_limited") scheduler.rateLimited(event.model);
   };
+  const wanted: [ModelUse, string | null][] = [
+    ["agent", plan.agent.needsLlm ? config.agentLlm : null],
+    ["user", plan.user.needsLlm ? config.userLlm : null],
+    ["judge", plan.needsJudge ? config.judgeLlm : null],
+  ];
   const clients = new Map<string, LlmClient>();
   const client = (model: string) => {
     let existing = clients.get(model);
     if (!existing) {
-      existing = scheduler.wrap(factory.createLlm(model, onLlmEvent));
+      const uses = wanted.filter(([, wantedModel]) => wantedModel === model).map(([use]) => use);
+      existing = scheduler.wrap(factory.createLlm(model, onLlmEvent, uses));
       clients.set(model, existing);
     }
     return existing;
   };
-  const agentLlm = plan.agent.needsLlm ? client(config.agentLlm) : null;
-  const userLlm = plan.user.needsLlm ? client(config.userLlm) : null;
-  const judge =
-    config.judgeLlm !== null && plan.needsJudge
-      ? createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs)
-      : null;
+  const [agentModel, userModel, judgeModel] = wanted.map(([, model]) => model);
+  const agentLlm = agentModel ? client(agentModel) : null;
+  const userLlm = userModel ? client(userModel) : null;
+  const judge = judgeModel ? createLlmJudge(client(judgeModel), config.judgeLlmArgs) : null;
   return { agentLlm, userLlm, judge };
 }

@@ -52,6 +52,8 @@ export interface RunDependencies extends LlmFactory {
 export interface RunOutcome {
   resultsPath: string;
   checkpointPath: string;
+  /** The command that resumes the run, when the caller gave one. */
+  resumeCommand: string | null;
   interrupted: boolean;
   /** Every simulation of the run (resumed ones included), without transcripts. */
   simulations: SimulationRun[];
@@ -65,9 +67,14 @@ export interface RunOutcome {
 
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
+  return executePlan(await planRun(config), deps);
+}
+
+/** Runs (or resumes) a planned run: {@link executeRun} after {@link planRun}. */
+export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise<RunOutcome> {
+  const { config } = plan;
   const emit = safeListener(deps.onEvent);
   const note = (message: string) => emit({ type: "note", message });
-  const plan = await planRun(config);
   const resume = await openResumeState(plan, note);
   const { checkpointPath, finished, all } = resume;
   const { info, record } = describeRun(plan, resume);
@@ -153,6 +160,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     return {
       resultsPath: config.resultsPath,
       checkpointPath,
+      resumeCommand: config.resumeCommand ?? null,
       interrupted: batch.interrupted,
       simulations: [...all.values()],
       tasks: resume.tasks,

@@ -10,7 +10,7 @@ import { resolveDataDir } from "../../domains/data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
 import { createLlmJudge } from "../../evaluation/nl-assertions.ts";
 import { createLlmClient } from "../../llm/index.ts";
-import { localBaseUrl } from "../llm-options.ts";
+import { localBaseUrl } from "../../llm/local-base-url.ts";
 import { DEFAULT_LLM, defaultLlmArgs, parseJsonObjectOption, parseModelOption } from "../options.ts";
 import { loadRun } from "../../runner/run-file.ts";
 import { isSoloRun, regradeSimulations, tasksNeedJudge } from "../../runner/regrade.ts";

@@ -10,12 +10,21 @@ import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { compareCommand } from "./compare.ts";
 import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { exportCommand } from "./export.ts";
-import { type RunCommandOptions, runCommand, runConfigFromOptions, startedViaNpx } from "./run.ts";
+import { planEvaluation } from "../../runner/evaluate.ts";
+import { evaluationOptionsFromFlags, type RunCommandOptions, runCommand, startedViaNpx } from "./run.ts";
 import { viewCommand } from "./view.ts";
 import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 const repo = resolve(import.meta.dirname, "..", "..", "..");
+
+/** The run config `tau run` would use for these flags (planned, not run). */
+async function runConfigFromOptions(
+  options: RunCommandOptions,
+  io: Parameters<typeof evaluationOptionsFromFlags>[1],
+) {
+  return (await planEvaluation(evaluationOptionsFromFlags(options, io))).config;
+}
 
 const tau = (args: string[], cwd: string, env: Record<string, string> = {}) => runTauSync(args, { cwd, env });
 
@@ -273,14 +282,14 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
 });
 
 describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not set)", () => {
-  it("the resume command starts the way the run was started: `npx tau` or `tau`", () => {
+  it("the resume command starts the way the run was started: `npx tau` or `tau`", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-resume-"));
     const argv = ["run", "--domain", "mock", "--save-to", "again"];
-    const viaNpx = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, viaNpx: true });
+    const viaNpx = await runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, viaNpx: true });
     expect(viaNpx.resumeCommand).toBe(
       `npx tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
     );
-    const direct = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd });
+    const direct = await runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd });
     expect(direct.resumeCommand).toBe(
       `tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
     );
@@ -385,17 +394,17 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(byTask.get(other)).toMatchObject({ reward_info: { reward: 1.0 } });
   });
 
-  it("names a default run after the participants, without models for offline ones", () => {
+  it("names a default run after the participants, without models for offline ones", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-name-"));
     const io = { argv: ["run"], cwd };
-    const offline = runConfigFromOptions(runOptions({}), io);
+    const offline = await runConfigFromOptions(runOptions({}), io);
     expect(offline.resultsPath).toMatch(/\/runs\/\d{8}_\d{6}_mock_replay_scripted\/results\.json$/);
-    const mixed = runConfigFromOptions(
+    const mixed = await runConfigFromOptions(
       runOptions({ agent: "llm_agent", agentLlm: "openai/gpt-4.1-mini" }),
       io,
     );
     expect(mixed.resultsPath).toMatch(/\/\d{8}_\d{6}_mock_llm_agent_gpt-4\.1-mini_scripted\/results\.json$/);
-    const llms = runConfigFromOptions(runOptions({ agent: "llm_agent", user: "user_simulator" }), io);
+    const llms = await runConfigFromOptions(runOptions({ agent: "llm_agent", user: "user_simulator" }), io);
     expect(llms.resultsPath).toMatch(
       /_mock_llm_agent_gpt-4\.1-2025-04-14_user_simulator_gpt-4\.1-2025-04-14\/results\.json$/,
     );

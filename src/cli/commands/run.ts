@@ -7,13 +7,18 @@
  * continues that run once its settings are checked; the original is backed up.
  */
 import type { Command } from "commander";
-import { getAgentDefinition } from "../../agents/registry.ts";
-import { resolveDataDir } from "../../domains/data-dir.ts";
-import { createLlmClient, loadPriceTable, type PriceTable, providerKey } from "../../llm/index.ts";
-import { localBaseUrl } from "../llm-options.ts";
+import { loadPriceTable } from "../../llm/index.ts";
+import {
+  type EvaluationOptions,
+  llmFactory,
+  type LlmSettings,
+  runEvaluation,
+} from "../../runner/evaluate.ts";
+import type { ModelUse } from "../../runner/run-clients.ts";
+import { parseTaskIds } from "../../runner/task-selection.ts";
+import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 import {
   DEFAULT_LLM,
-  defaultLlmArgs,
   parseIntegerOption,
   parseJsonObjectOption,
   parseModelOption,
@@ -21,12 +26,7 @@ import {
   resumeCommandFor,
 } from "../options.ts";
 import { progressListener } from "../progress.ts";
-import { executeRun, type RunConfig } from "../../runner/run.ts";
-import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../summary.ts";
-import { parseTaskIds } from "../../runner/task-selection.ts";
-import { getUserDefinition } from "../../users/registry.ts";
-import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 
 /** Raw commander options of `tau run`. */
 export interface RunCommandOptions {
@@ -84,34 +84,31 @@ export function startedViaNpx(env: Record<string, string | undefined>): boolean 
   return env.npm_lifecycle_event === "npx" && env.npm_lifecycle_script?.replace(/['"]/g, "").trim() === "tau";
 }
 
-/** Turns the flags into a {@link RunConfig} (all validation errors are one-line usage errors). */
-export function runConfigFromOptions(
+/** Turns the flags into the library's {@link EvaluationOptions} (all validation errors are one-line usage errors). */
+export function evaluationOptionsFromFlags(
   options: RunCommandOptions,
   io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx">,
-): RunConfig {
-  const dataDir = resolveDataDir(options.dataDir);
-  const agentLlm = parseModelOption("--agent-llm", options.agentLlm);
-  const userLlm = parseModelOption("--user-llm", options.userLlm);
+): EvaluationOptions {
   const judgeText = options.judge ?? options.judgeLlm;
-  const judgeLlm = judgeText.trim() === "none" ? null : parseModelOption("--judge", judgeText);
-  // Offline participants (replay, scripted, dummy) use no model, so the name leaves their model out.
-  const saveTo =
-    options.saveTo ??
-    defaultRunName({
-      domain: options.domain,
-      agent: options.agent,
-      agentLlm: getAgentDefinition(options.agent).needsLlm ? agentLlm : null,
-      user: options.user,
-      userLlm: getUserDefinition(options.user).needsLlm ? userLlm : null,
-    });
-  const resultsPath = resolveResultsPath(saveTo, { dataDir, ...(io.cwd ? { cwd: io.cwd } : {}) });
+  const llm: LlmSettings = {
+    ...(options.llmBaseUrl !== undefined ? { localBaseUrl: options.llmBaseUrl } : {}),
+    ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
+    ...(options.priceTable ? { priceTable: loadPriceTable(options.priceTable) } : {}),
+    promptCache: options.promptCache,
+  };
+  const jsonArgs = (flag: string, text: string | undefined) =>
+    text ? { value: parseJsonObjectOption(flag, text) } : null;
+  const agentLlmArgs = jsonArgs("--agent-llm-args", options.agentLlmArgs);
+  const userLlmArgs = jsonArgs("--user-llm-args", options.userLlmArgs);
+  const judgeLlmArgs = jsonArgs("--judge-llm-args", options.judgeLlmArgs);
   return {
     domain: options.domain,
-    dataDir,
+    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     split: options.taskSplitName,
-    taskIds: parseTaskIds(options.taskIds),
-    numTasks:
-      options.numTasks === undefined ? undefined : parseIntegerOption("--num-tasks", options.numTasks, 1),
+    ...(options.taskIds !== undefined ? { taskIds: parseTaskIds(options.taskIds) } : {}),
+    ...(options.numTasks !== undefined
+      ? { numTasks: parseIntegerOption("--num-tasks", options.numTasks, 1) }
+      : {}),
     numTrials: parseIntegerOption("--num-trials", options.numTrials, 1),
     seed: parseIntegerOption("--seed", options.seed, Number.MIN_SAFE_INTEGER),
     maxSteps: parseIntegerOption("--max-steps", options.maxSteps, 1),
@@ -120,77 +117,68 @@ export function runConfigFromOptions(
     maxRetries: parseIntegerOption("--max-retries", options.maxRetries, 0),
     retryDelayMs: parseNumberOption("--retry-delay", options.retryDelay) * 1000,
     timeoutMs: options.timeout === undefined ? null : parseNumberOption("--timeout", options.timeout) * 1000,
+    ...(options.saveTo !== undefined ? { saveTo: options.saveTo } : {}),
+    ...(io.cwd ? { cwd: io.cwd } : {}),
     agent: options.agent,
     user: options.user,
-    agentLlm,
-    userLlm,
-    judgeLlm,
-    agentLlmArgs: options.agentLlmArgs
-      ? parseJsonObjectOption("--agent-llm-args", options.agentLlmArgs)
-      : defaultLlmArgs(),
-    userLlmArgs: options.userLlmArgs
-      ? parseJsonObjectOption("--user-llm-args", options.userLlmArgs)
-      : defaultLlmArgs(),
-    judgeLlmArgs: options.judgeLlmArgs
-      ? parseJsonObjectOption("--judge-llm-args", options.judgeLlmArgs)
-      : defaultLlmArgs(),
-    solo: options.solo ? true : undefined,
+    agentLlm: parseModelOption("--agent-llm", options.agentLlm),
+    userLlm: parseModelOption("--user-llm", options.userLlm),
+    judge: judgeText.trim() === "none" ? null : parseModelOption("--judge", judgeText),
+    ...(agentLlmArgs ? { agentLlmArgs: agentLlmArgs.value } : {}),
+    ...(userLlmArgs ? { userLlmArgs: userLlmArgs.value } : {}),
+    ...(judgeLlmArgs ? { judgeLlmArgs: judgeLlmArgs.value } : {}),
+    ...(options.solo ? { solo: true } : {}),
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
-    resultsPath,
-    resumeCommand: `${io.viaNpx ? "npx " : ""}${resumeCommandFor(io.argv, resultsPath)}`,
+    llm,
+    resumeCommand: (resultsPath) => `${io.viaNpx ? "npx " : ""}${resumeCommandFor(io.argv, resultsPath)}`,
   };
+}
+
+/**
+ * The roles a missing key is reported for: the runner builds the agent's client, then the user's,
+ * then the judge's, so a model the judge shares with the agent or user is named for them alone.
+ */
+function rolesFor(uses: readonly ModelUse[], judgeFlag: string): ModelRole[] {
+  const roles: ModelRole[] = [];
+  if (uses.includes("agent")) roles.push(AGENT_ROLE);
+  if (uses.includes("user")) roles.push(USER_ROLE);
+  if (roles.length === 0 && uses.includes("judge")) roles.push(judgeRole(judgeFlag));
+  return roles;
 }
 
 /** Runs `tau run` and returns the exit code (0, or 130 after Ctrl-C). */
 export async function runCommand(options: RunCommandOptions, io: RunCommandIo): Promise<number> {
-  const config = runConfigFromOptions(options, io);
-  const priceTable: PriceTable | undefined = options.priceTable
-    ? loadPriceTable(options.priceTable)
-    : undefined;
+  const evaluation = evaluationOptionsFromFlags(options, io);
   const progressIntervalMs = parseNumberOption("--progress-interval", options.progressInterval) * 1000;
-  // The runner builds the agent's client, then the user's, then the judge's: a model shared with the
-  // agent or user fails there first, so the judge is named only when it alone uses the model.
-  const rolesOf = (model: string): ModelRole[] => {
-    const roles: ModelRole[] = [];
-    if (getAgentDefinition(options.agent).needsLlm && config.agentLlm === model) roles.push(AGENT_ROLE);
-    if (getUserDefinition(options.user).needsLlm && config.userLlm === model) roles.push(USER_ROLE);
-    if (roles.length === 0 && config.judgeLlm === model)
-      roles.push(judgeRole(options.judge === undefined ? "--judge-llm" : "--judge"));
-    return roles;
-  };
+  const judgeFlag = options.judge === undefined ? "--judge-llm" : "--judge";
+  const factory = llmFactory(evaluation.llm);
   const showProgress = progressListener({
     isTty: io.isTty,
     write: io.stderr,
     intervalMs: progressIntervalMs,
   });
-  const outcome = await executeRun(config, {
-    createLlm: (model, onEvent) => {
+  const result = await runEvaluation({
+    ...evaluation,
+    createLlm: (model, onEvent, uses) => {
       try {
-        return createLlmClient(model, {
-          ...localBaseUrl(model, options.llmBaseUrl),
-          ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
-          ...(priceTable ? { priceTable } : {}),
-          promptCache: options.promptCache,
-          onEvent,
-        });
+        return factory.createLlm(model, onEvent, uses);
       } catch (error) {
-        throw explainMissingKey(error, model, rolesOf(model));
+        throw explainMissingKey(error, model, rolesFor(uses, judgeFlag));
       }
     },
-    providerKey,
     onEvent: (event) => {
       if (event.type === "note") io.stderr(event.message);
       else showProgress(event);
     },
     ...(io.signal ? { signal: io.signal } : {}),
   });
-  io.stdout(renderSummary({ info: outcome.info, tasks: outcome.tasks, simulations: outcome.simulations }));
+  io.stdout(renderSummary({ info: result.info, tasks: result.tasks, simulations: result.simulations }));
   io.stdout("");
-  io.stdout(`Results: ${outcome.resultsPath}`);
-  io.stdout(`Checkpoint: ${outcome.checkpointPath}`);
-  if (outcome.interrupted) {
+  io.stdout(`Results: ${result.resultsPath}`);
+  io.stdout(`Checkpoint: ${result.checkpointPath}`);
+  if (result.interrupted) {
     io.stderr(
-      `Interrupted: ${outcome.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${config.resumeCommand}`,
+      `Interrupted: ${result.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${result.resumeCommand}`,
     );
     return 130;
   }
