@@ -56,6 +56,9 @@ export const RunFingerprint = z.object({
   user_version: z.string().optional(),
   agent_options: z.record(z.string(), z.any()).optional(),
   user_options: z.record(z.string(), z.any()).optional(),
+  /** sha256 of an agent (user) module file: editing the module is a different agent. */
+  agent_module_sha256: z.string().optional(),
+  user_module_sha256: z.string().optional(),
 });
 export type RunFingerprint = z.infer<typeof RunFingerprint>;
 

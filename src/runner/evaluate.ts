@@ -70,12 +70,12 @@ export interface EvaluationOptions {
    * run there is resumed. Default: a new timestamped name, as `tau run` makes.
    */
   saveTo?: string;
-  /** Folder that run names and relative paths are resolved against (default the process's). */
+  /** Folder that run names, results paths and module paths are resolved against (default the process's). */
   cwd?: string;
-  /** A registered agent's name (default `llm_agent`) or a definition from `defineAgent`. */
+  /** A registered agent's name (default `llm_agent`), a module path (`./my-agent.ts`), or a definition from `defineAgent`. */
   agent?: AgentSpec;
   agentOptions?: Record<string, unknown>;
-  /** A registered user's name (default `user_simulator`) or a definition from `defineUser`. */
+  /** A registered user's name (default `user_simulator`), a module path, or a definition from `defineUser`. */
   user?: UserSpec;
   userOptions?: Record<string, unknown>;
   /** `provider/model` of the agent (default upstream's GPT-4.1), used when the agent needs a model. */
@@ -157,6 +157,7 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     maxRetries: integer("maxRetries", options.maxRetries, 3, 0),
     retryDelayMs: nonNegative("retryDelayMs", options.retryDelayMs, 1000),
     timeoutMs: timeoutMs === null ? null : nonNegative("timeoutMs", timeoutMs, 0),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     agent: options.agent ?? "llm_agent",
     user: options.user ?? "user_simulator",
     agentOptions: options.agentOptions,

@@ -18,6 +18,7 @@ import { getAgentDefinition, type AgentDefinition } from "../agents/registry.ts"
 import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
 import { GUIDELINES_FILE, GUIDELINES_WITH_TOOLS_FILE } from "../users/user-simulator.ts";
 import type { RunFingerprint } from "./checkpoint.ts";
+import { isModulePath, loadAgentModule, loadUserModule, type ModuleSource } from "./participant-module.ts";
 import { tasksNeedJudge } from "./regrade.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
@@ -35,8 +36,8 @@ export type AgentSpec = string | AgentDefinition;
 /** A user by registry name, or its definition. */
 export type UserSpec = string | UserDefinition;
 
-/** Where a participant's definition came from. */
-export type ParticipantSource = { kind: "registry" } | { kind: "object" };
+/** Where a participant's definition came from: the registry, the caller (an object), or a module file. */
+export type ParticipantSource = { kind: "registry" } | { kind: "object" } | ModuleSource;
 
 /** A participant resolved for a run: its definition, origin, and options (raw as given, and parsed). */
 export interface ResolvedParticipant<Definition> {
@@ -64,10 +65,15 @@ export interface RunConfig {
   retryDelayMs: number;
   /** Wall-clock limit per simulation (termination reason `timeout`); null = none. */
   timeoutMs: number | null;
-  /** A registered agent's name, or a definition (a definition object cannot cross a process: a queue worker needs a name). */
+  /**
+   * A registered agent's name, a module path (`./my-agent.ts`), or a definition. A definition
+   * object cannot cross a process: a queue worker needs a name or a path.
+   */
   agent: AgentSpec;
-  /** A registered user's name, or a definition. */
+  /** A registered user's name, a module path, or a definition. */
   user: UserSpec;
+  /** The folder module paths are resolved against (default the process's). */
+  cwd?: string | undefined;
   /** Options for the agent's definition (`--agent-options`); recorded, and part of the fingerprint. */
   agentOptions?: Record<string, unknown> | undefined;
   /** Options for the user's definition (`--user-options`). */
@@ -177,6 +183,8 @@ export function runFingerprint(input: FingerprintInput): RunFingerprint {
     ...(user.version !== undefined ? { user_version: user.version } : {}),
     ...(hasKeys(input.agent.rawOptions) ? { agent_options: input.agent.rawOptions } : {}),
     ...(hasKeys(input.user.rawOptions) ? { user_options: input.user.rawOptions } : {}),
+    ...(input.agent.source.kind === "module" ? { agent_module_sha256: input.agent.source.sha256 } : {}),
+    ...(input.user.source.kind === "module" ? { user_module_sha256: input.user.source.sha256 } : {}),
   };
 }
 
@@ -199,15 +207,37 @@ interface Definition {
   parseOptions?(options: Record<string, unknown>): unknown;
 }
 
-/** Looks a participant up (a name) or takes it as given (a definition), and parses its options once. */
-function resolveParticipant<D extends Definition>(
+/** How a kind of participant is found: by registry name, or in a module file. */
+interface ParticipantLookup<D> {
+  byName(name: string): D;
+  fromModule(spec: string, cwd: string): Promise<{ definition: D; source: ModuleSource }>;
+}
+
+const AGENTS: ParticipantLookup<AgentDefinition> = {
+  byName: getAgentDefinition,
+  fromModule: loadAgentModule,
+};
+const USERS: ParticipantLookup<UserDefinition> = { byName: getUserDefinition, fromModule: loadUserModule };
+
+/** Finds a participant (a name, a module path, or a definition as given), and parses its options once. */
+async function resolveParticipant<D extends Definition>(
   kind: "agent" | "user",
   spec: string | D,
-  byName: (name: string) => D,
+  lookup: ParticipantLookup<D>,
   options: Record<string, unknown> | undefined,
-): ResolvedParticipant<D> {
-  const definition = typeof spec === "string" ? byName(spec) : spec;
-  const source: ParticipantSource = typeof spec === "string" ? { kind: "registry" } : { kind: "object" };
+  cwd: string,
+): Promise<ResolvedParticipant<D>> {
+  let definition: D;
+  let source: ParticipantSource;
+  if (typeof spec !== "string") {
+    definition = spec;
+    source = { kind: "object" };
+  } else if (isModulePath(spec)) {
+    ({ definition, source } = await lookup.fromModule(spec, cwd));
+  } else {
+    definition = lookup.byName(spec);
+    source = { kind: "registry" };
+  }
   const rawOptions = options ?? {};
   let parsed: unknown = rawOptions;
   if (definition.parseOptions) {
@@ -242,6 +272,7 @@ function participantStamp(
       version: definition.version ?? null,
       source: source.kind,
       options: rawOptions,
+      ...(source.kind === "module" ? { module: { path: source.path, sha256: source.sha256 } } : {}),
     },
   };
 }
@@ -264,8 +295,9 @@ function checkPairing(domain: Domain, agent: AgentDefinition, user: UserDefiniti
 export async function planRun(config: RunConfig): Promise<RunPlan> {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
-  const agentParticipant = resolveParticipant("agent", config.agent, getAgentDefinition, config.agentOptions);
-  const userParticipant = resolveParticipant("user", config.user, getUserDefinition, config.userOptions);
+  const cwd = config.cwd ?? process.cwd();
+  const agentParticipant = await resolveParticipant("agent", config.agent, AGENTS, config.agentOptions, cwd);
+  const userParticipant = await resolveParticipant("user", config.user, USERS, config.userOptions, cwd);
   const agent = agentParticipant.definition;
   const user = userParticipant.definition;
   const domain = loadDomain(config.domain, config.dataDir);

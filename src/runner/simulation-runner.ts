@@ -13,6 +13,7 @@ import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import { runEpisode } from "../orchestrator/episode.ts";
 import type { WorkUnit } from "./batch.ts";
+import { checkedAgent, checkedUser } from "./checked-participants.ts";
 import type { RunPlan } from "./plan.ts";
 import type { SimulationClients } from "./run-clients.ts";
 
@@ -47,7 +48,7 @@ export class SimulationRunner {
     // Every attempt is a simulation of its own, with an id of its own.
     const simulationId = randomUUID();
     const episode = { signal, simulationId, trial: unit.trial, seed: unit.seed };
-    const agent = plan.agent.create({
+    const builtAgent = plan.agent.create({
       ...episode,
       options: plan.agentParticipant.options as Record<string, unknown>,
       domainName: domain.name,
@@ -58,7 +59,7 @@ export class SimulationRunner {
       llm: clients.agentLlm,
       llmArgs: { ...config.agentLlmArgs },
     });
-    const user = plan.user.create({
+    const builtUser = plan.user.create({
       ...episode,
       options: plan.userParticipant.options as Record<string, unknown>,
       domainName: domain.name,
@@ -68,6 +69,13 @@ export class SimulationRunner {
       llm: clients.userLlm,
       llmArgs: { ...config.userLlmArgs },
     });
+    // Built-in participants are trusted; the others' messages are checked at the boundary.
+    const agent =
+      plan.agentParticipant.source.kind === "registry"
+        ? builtAgent
+        : checkedAgent(builtAgent, plan.agent.name);
+    const user =
+      plan.userParticipant.source.kind === "registry" ? builtUser : checkedUser(builtUser, plan.user.name);
     return runEpisode({
       domain,
       task: unit.task,

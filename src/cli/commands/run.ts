@@ -45,6 +45,8 @@ export interface RunCommandOptions {
   saveTo?: string;
   agent: string;
   user: string;
+  agentOptions?: string;
+  userOptions?: string;
   agentLlm: string;
   userLlm: string;
   judgeLlm: string;
@@ -121,6 +123,12 @@ export function evaluationOptionsFromFlags(
     ...(io.cwd ? { cwd: io.cwd } : {}),
     agent: options.agent,
     user: options.user,
+    ...(options.agentOptions !== undefined
+      ? { agentOptions: parseJsonObjectOption("--agent-options", options.agentOptions) }
+      : {}),
+    ...(options.userOptions !== undefined
+      ? { userOptions: parseJsonObjectOption("--user-options", options.userOptions) }
+      : {}),
     agentLlm: parseModelOption("--agent-llm", options.agentLlm),
     userLlm: parseModelOption("--user-llm", options.userLlm),
     judge: judgeText.trim() === "none" ? null : parseModelOption("--judge", judgeText),
@@ -210,8 +218,18 @@ export function registerRunCommand(program: Command): void {
       "--save-to <name|file.json>",
       "run name (saved under ./runs/NAME/) or a results path ending in .json; an existing run there is resumed, an upstream results.json included (backed up to .bak)",
     )
-    .option("--agent <name>", "agent implementation", "llm_agent")
-    .option("--user <name>", "user implementation", "user_simulator")
+    .option(
+      "--agent <name|file>",
+      "agent: a built-in name, or a module whose default export is an agent definition (./my-agent.ts, .js, .mjs)",
+      "llm_agent",
+    )
+    .option(
+      "--user <name|file>",
+      "user: a built-in name, or a module exporting a user definition",
+      "user_simulator",
+    )
+    .option("--agent-options <json>", "options given to the agent's definition (a JSON object)")
+    .option("--user-options <json>", "options given to the user's definition (a JSON object)")
     .option("--agent-llm <provider/model>", "agent model", DEFAULT_LLM)
     .option("--user-llm <provider/model>", "user simulator model", DEFAULT_LLM)
     .option("--judge-llm <provider/model>", "NL-assertion judge model", DEFAULT_LLM)
