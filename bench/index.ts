@@ -19,10 +19,16 @@ import {
   ratioToTarget,
 } from "./harness.ts";
 import { runnerBench } from "./runner-throughput.ts";
+import { startupBench } from "./startup.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
 
 /** Every benchmark module, in the order they run. Add new modules here. */
-export const MODULES: readonly BenchModule[] = [domainBench, telecomGeneratorBench, runnerBench];
+export const MODULES: readonly BenchModule[] = [
+  startupBench,
+  domainBench,
+  telecomGeneratorBench,
+  runnerBench,
+];
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);

@@ -14,55 +14,9 @@ import { describe, expect, it } from "vitest";
 import { REPLAY_CLOSING } from "../core/offline-protocol.ts";
 import { readResultsFile } from "../core/results-file.ts";
 import { loadCheckpointState } from "../runner/checkpoint-state.ts";
-import { runTauSync, TAU_BIN } from "./e2e-harness.ts";
+import { AGENT_MODULE_TS, runTauSync, TAU_BIN, USER_MODULE_MJS } from "./e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
-
-/** Performs the task's expected actions, then says the closing phrase it was given as an option. */
-const AGENT_TS = `
-interface Step { step: number }
-interface Action { name: string; arguments: Record<string, unknown> }
-const definition = {
-  name: "module_replay",
-  version: "1.0.0",
-  description: "replays the expected actions (a test module)",
-  create(ctx: { task: { evaluation_criteria: { actions: Action[] | null } | null }; options: { closing?: string } }) {
-    const actions: Action[] = ctx.task.evaluation_criteria?.actions ?? [];
-    return {
-      name: "module_replay",
-      initState: (): Step => ({ step: 0 }),
-      isStop: () => false,
-      async generate(_input: unknown, state: Step) {
-        const action = actions[state.step];
-        const message = action
-          ? { role: "assistant", tool_calls: [{ id: "call_" + state.step, name: action.name, arguments: action.arguments, requestor: "assistant" }] }
-          : { role: "assistant", content: ctx.options.closing ?? "bye" };
-        return { message, state: { step: state.step + 1 } };
-      },
-    };
-  },
-};
-export default definition;
-`;
-
-/** Asks for the task in its own words, hangs up when the agent says goodbye. */
-const USER_MJS = `
-export default {
-  name: "module_user",
-  create(ctx) {
-    return {
-      name: "module_user",
-      initState: () => ({ opened: false }),
-      async generate(input, state) {
-        if (!state.opened)
-          return { message: { role: "user", content: ctx.options.greeting + " " + ctx.task.user_scenario.instructions }, state: { opened: true } };
-        const done = typeof input.content === "string" && input.content.includes("goodbye");
-        return { message: { role: "user", content: done ? "###STOP###" : "ok" }, state };
-      },
-    };
-  },
-};
-`;
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
@@ -71,8 +25,8 @@ describe.skipIf(!dataDir)("agent and user modules (skipped: TAU_DATA_DIR not set
 
   it("runs a .ts agent and a .mjs user with options, records them, and resumes from the stored command", () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-modules-"));
-    writeFileSync(join(cwd, "my-agent.ts"), AGENT_TS);
-    writeFileSync(join(cwd, "my-user.mjs"), USER_MJS);
+    writeFileSync(join(cwd, "my-agent.ts"), AGENT_MODULE_TS);
+    writeFileSync(join(cwd, "my-user.mjs"), USER_MODULE_MJS);
     const agentOptions = JSON.stringify({ closing: REPLAY_CLOSING, "it's": "quoted" });
     const args = [
       ...base,
@@ -125,7 +79,7 @@ describe.skipIf(!dataDir)("agent and user modules (skipped: TAU_DATA_DIR not set
       expect(shell.stderr).toContain("1 finished simulation kept");
 
       // An edited module is another agent: the run refuses to resume with it.
-      writeFileSync(join(cwd, "my-agent.ts"), `${AGENT_TS}\n// edited\n`);
+      writeFileSync(join(cwd, "my-agent.ts"), `${AGENT_MODULE_TS}\n// edited\n`);
       const edited = runTauSync(args, { cwd });
       expect(edited.status).toBe(2);
       expect(edited.stderr).toMatch(

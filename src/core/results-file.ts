@@ -5,16 +5,7 @@
  * byte-exact serialization are `results.ts`.
  */
 import { execFileSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { FileFormatError } from "./errors.ts";
@@ -31,6 +22,9 @@ import {
   type TaubenchInfo,
 } from "./results.ts";
 import { SimulationRun } from "./simulation.ts";
+import { packageVersion } from "./version.ts";
+
+export { packageVersion } from "./version.ts";
 
 // ---------------------------------------------------------------------------
 // Reading
@@ -272,17 +266,16 @@ export async function writeResultsDirStream(
   return index;
 }
 
-/** taubench's package version, read from package.json next to the sources. */
-export function packageVersion(): string {
-  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
-  return (JSON.parse(text) as { version: string }).version;
-}
-
 /** The commit of the taubench checkout the code runs from, or null outside a git checkout. */
 export function sourceGitCommit(): string | null {
   if (cachedCommit !== undefined) return cachedCommit;
   try {
     const cwd = new URL("../../", import.meta.url);
+    // An installed package has no .git of its own; git would report the project it is installed in.
+    if (!existsSync(new URL(".git", cwd))) {
+      cachedCommit = null;
+      return cachedCommit;
+    }
     cachedCommit = execFileSync("git", ["rev-parse", "HEAD"], {
       cwd,
       encoding: "utf8",
