@@ -9,6 +9,7 @@ import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
 import { registerTelecomCommand } from "./telecom.ts";
+import { registerToolCommand } from "./tool.ts";
 import { registerViewCommand } from "./view.ts";
 
 /** Adds all subcommands to the program. */
@@ -23,4 +24,5 @@ export function registerCommands(program: Command): void {
   registerCompareCommand(program);
   registerDataCommand(program);
   registerTelecomCommand(program);
+  registerToolCommand(program);
 }
