@@ -195,6 +195,7 @@ export function planRun(
   });
   // Only an agent that can call the retrieval tools needs their services (the offline agents never do).
   if (agent.needsLlm || agent.origin) domain.checkRequirements?.();
+  for (const line of domain.notices?.() ?? []) log(`note: ${line}`);
   const soloMode = config.solo ?? agent.soloMode;
   if (soloMode && !domain.supportsSolo)
     throw new UsageError(`Domain '${domain.name}' does not support solo mode (only mock and telecom do)`);

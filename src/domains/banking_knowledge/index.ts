@@ -176,6 +176,12 @@ function configured(
         settings.retrievalConfigKwargs ?? null,
         (settings.services as RetrievalServices | undefined) ?? services,
       ),
+    notices: () =>
+      texts().source === "paraphrased"
+        ? [
+            "banking_knowledge: upstream's tools.py was not found, so the discoverable tools' texts that unlock_discoverable_agent_tool and give_discoverable_user_tool print are taubench's own wording; set TAU_UPSTREAM_SRC to a tau2-bench v1.0.1 checkout for upstream's",
+          ]
+        : [],
     checkRequirements: () => {
       const needs = requirementsOf(variant);
       const offline =
