@@ -98,8 +98,11 @@ export interface RunDependencies {
   signal?: AbortSignal;
   /** How often the session's provider usage is saved while the run goes on (default 30 s; it is saved at the end too). */
   usageSaveIntervalMs?: number;
-  /** Embedding models and the reranker's model for banking_knowledge's retrieval configs. */
-  retrievalServices?: RetrievalServices;
+  /**
+   * Embedding models and the reranker's model for banking_knowledge's retrieval configs; their
+   * provider events go to the listener, so the run's usage counts them.
+   */
+  retrievalServices?(onEvent: LlmEventListener): RetrievalServices;
 }
 
 /** How a run ended. */
@@ -308,7 +311,13 @@ function llmEndpoints(
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
   const log = deps.log ?? (() => {});
-  const plan = planRun(config, log, deps.retrievalServices);
+  // The services are built before the run's listener exists; their events are forwarded to it.
+  let forwardEvent: LlmEventListener = () => {};
+  const plan = planRun(
+    config,
+    log,
+    deps.retrievalServices?.((event) => forwardEvent(event)),
+  );
   const checkpointPath = checkpointPathFor(config.resultsPath);
   // A results file without our checkpoint (upstream's, or ours with the checkpoint gone): continue it
   // the way upstream's try_resume would, after checking it describes this run; it is backed up first.
@@ -404,6 +413,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     usage.onLlmEvent(event);
     if (event.type === "rate_limited") scheduler.rateLimited(event.model);
   };
+  forwardEvent = onLlmEvent;
+
   const clients = new Map<string, LlmClient>();
   const client = (model: string) => {
     let existing = clients.get(model);

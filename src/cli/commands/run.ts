@@ -205,10 +205,12 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
         throw explainMissingKey(error, model, rolesOf(model));
       }
     },
-    retrievalServices: createRetrievalServices({
-      createLlm: (model) =>
-        createLlmClient(model, { ...localBaseUrl(model, options.llmBaseUrl), ...clientOptions }),
-    }),
+    retrievalServices: (onEvent) =>
+      createRetrievalServices({
+        createLlm: (model) =>
+          createLlmClient(model, { ...localBaseUrl(model, options.llmBaseUrl), ...clientOptions, onEvent }),
+        onEvent,
+      }),
     providerKey,
     createProgress: (progress) =>
       createProgressRenderer(progress, { isTty: io.isTty, write: io.stderr, intervalMs: progressIntervalMs }),
