@@ -3,6 +3,7 @@
  * the tasks both evaluated, and a verdict in plain words.
  */
 import type { Command } from "commander";
+import { comparisonVerdict } from "../../metrics/breakdowns.ts";
 import { comparePassHat1, computeMetrics } from "../../metrics/index.ts";
 import { loadRun } from "../../runner/run-file.ts";
 
@@ -46,9 +47,8 @@ export async function compareCommand(targetA: string, targetB: string): Promise<
       `  left out: ${comparison.onlyInA.length} task(s) only in A, ${comparison.onlyInB.length} only in B`,
     );
   const better = comparison.meanDifference > 0 ? "B" : "A";
-  const significant = comparison.pValue < 0.05 && interval !== null && (interval[0] > 0 || interval[1] < 0);
   lines.push(
-    significant
+    comparisonVerdict(comparison)?.kind === "better"
       ? `  Verdict: ${better} is better on ${domainA} (by ${Math.abs(comparison.meanDifference).toFixed(3)} pass^1; unlikely to be chance, p < 0.05).`
       : comparison.meanDifference === 0
         ? `  Verdict: no difference on ${domainA}.`
