@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SimulationRun } from "../core/simulation.ts";
-import { comparisonVerdict, componentOutcomes, metricsByGroup, telecomTaskFacets } from "./breakdowns.ts";
+import { componentOutcomes, metricsByGroup, telecomTaskFacets } from "./breakdowns.ts";
 
 let counter = 0;
 function sim(taskId: string, reward: number | null, breakdown?: Record<string, number>): SimulationRun {
@@ -72,32 +72,5 @@ describe("component outcomes", () => {
       { component: "DB", graded: 3, passed: 1, mean: 1 / 3, soleCause: 1 },
       { component: "COMMUNICATE", graded: 3, passed: 2, mean: 2 / 3, soleCause: 0 },
     ]);
-  });
-});
-
-describe("comparison verdict", () => {
-  const base = { tasks: [], onlyInA: [], onlyInB: [] };
-  it("calls a difference only when p < 0.05 and the interval excludes 0", () => {
-    expect(comparisonVerdict({ ...base, meanDifference: 0.2, interval: [0.1, 0.3], pValue: 0.01 })).toEqual({
-      kind: "better",
-      leader: "B",
-    });
-    expect(
-      comparisonVerdict({ ...base, meanDifference: -0.2, interval: [-0.3, -0.1], pValue: 0.01 }),
-    ).toEqual({
-      kind: "better",
-      leader: "A",
-    });
-    expect(
-      comparisonVerdict({ ...base, meanDifference: 0.2, interval: [-0.1, 0.3], pValue: 0.01 })!.kind,
-    ).toBe("unclear");
-    expect(comparisonVerdict({ ...base, meanDifference: 0.2, interval: [0.1, 0.3], pValue: 0.2 })!.kind).toBe(
-      "unclear",
-    );
-    expect(comparisonVerdict({ ...base, meanDifference: 0, interval: [0, 0], pValue: 1 })).toEqual({
-      kind: "same",
-      leader: null,
-    });
-    expect(comparisonVerdict({ ...base, meanDifference: null, interval: null, pValue: 1 })).toBeNull();
   });
 });

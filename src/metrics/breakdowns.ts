@@ -5,13 +5,7 @@
  * viewer runs this in the browser.
  */
 import type { SimulationRun } from "../core/simulation.ts";
-import {
-  type AgentMetrics,
-  computeMetrics,
-  isSuccessful,
-  type MetricsOptions,
-  type PassHat1Comparison,
-} from "./index.ts";
+import { type AgentMetrics, computeMetrics, isSuccessful, type MetricsOptions } from "./index.ts";
 
 /** What a telecom task id encodes: `[intent]sub_issue|sub_issue[PERSONA:persona]`. */
 export interface TelecomTaskFacets {
@@ -107,26 +101,4 @@ export function componentOutcomes(simulations: readonly SimulationRun[]): Compon
       mean: tally.sum / tally.graded,
       soleCause: tally.soleCause,
     }));
-}
-
-/** What a paired comparison of two runs says, in the terms `tau compare` prints. */
-export interface ComparisonVerdict {
-  /** `better`: a difference unlikely to be chance; `same`: no difference at all; `unclear`: within chance. */
-  kind: "better" | "same" | "unclear";
-  /** The run ahead (null when they are equal). */
-  leader: "A" | "B" | null;
-}
-
-/**
- * The verdict on a {@link PassHat1Comparison}: a difference counts when the
- * sign-flip p-value is below 0.05 and the paired interval excludes 0; null
- * when no task was evaluated in both runs.
- */
-export function comparisonVerdict(comparison: PassHat1Comparison): ComparisonVerdict | null {
-  const difference = comparison.meanDifference;
-  if (difference === null) return null;
-  if (difference === 0) return { kind: "same", leader: null };
-  const interval = comparison.interval;
-  const significant = comparison.pValue < 0.05 && interval !== null && (interval[0] > 0 || interval[1] < 0);
-  return { kind: significant ? "better" : "unclear", leader: difference > 0 ? "B" : "A" };
 }

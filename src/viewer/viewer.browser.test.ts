@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { comparePassHat1, computeMetrics, isSuccessful } from "../metrics/index.ts";
+import { compareMetrics, computeMetrics, isSuccessful } from "../metrics/index.ts";
 import { type LoadedRun, loadRun } from "../runner/run-file.ts";
 import { ensureApp } from "./app-files.ts";
 import { RunCatalog } from "./catalog.ts";
@@ -211,9 +211,16 @@ describe.skipIf(!dataDir)("web viewer in chromium (skipped: TAU_DATA_DIR not set
 
   it("compares two runs with tau compare's paired test and lists the tasks that flipped", async () => {
     await open("#/compare/mock-replay/mock-sloppy", "[data-testid=verdict]");
-    const comparison = comparePassHat1(metricsOf("mock-replay"), metricsOf("mock-sloppy"));
+    const comparison = compareMetrics(metricsOf("mock-replay"), metricsOf("mock-sloppy"));
     expect(await page.locator("[data-kpi=difference] .kpi-value").textContent()).toBe(
       `${comparison.meanDifference! >= 0 ? "+" : "−"}${Math.abs(comparison.meanDifference!).toFixed(3)}`,
+    );
+    expect(await page.locator("[data-testid=verdict]").textContent()).toMatch(
+      comparison.decision === "worse"
+        ? /^A is better/
+        : comparison.decision === "better"
+          ? /^B is better/
+          : /^No clear/,
     );
     const flipped = comparison.tasks.filter((task) => task.difference !== 0);
     expect(flipped.length).toBeGreaterThan(0);

@@ -5,19 +5,17 @@
 import type { SimulationRun, TerminationReason } from "../../core/simulation.ts";
 import {
   type ComponentOutcome,
-  type ComparisonVerdict,
   componentOutcomes,
-  comparisonVerdict,
   type GroupMetrics,
   metricsByGroup,
   telecomTaskFacets,
 } from "../../metrics/breakdowns.ts";
 import {
   type AgentMetrics,
-  comparePassHat1,
+  compareMetrics,
   computeMetrics,
   isSuccessful,
-  type PassHat1Comparison,
+  type RunComparison,
 } from "../../metrics/index.ts";
 import { type RunData, type SimRow, simulationOfRow, type TaskRow } from "../wire.ts";
 
@@ -30,17 +28,14 @@ export function outcomeOf(row: SimRow): Outcome {
   return isSuccessful(row.reward) ? "success" : "failure";
 }
 
-/**
- * The interval of pass^k when the metrics carry one: `passHatKIntervals[k-1]`
- * where the metrics compute an interval for every k, else pass^1's own.
- */
+/** The interval of pass^k (null past the k the metrics computed). */
 export function passHatKInterval(metrics: AgentMetrics, k: number): [number, number] | null {
-  const all = (metrics as { passHatKIntervals?: unknown }).passHatKIntervals;
-  if (Array.isArray(all)) {
-    const interval = all[k - 1];
-    return Array.isArray(interval) && interval.length === 2 ? (interval as [number, number]) : null;
-  }
-  return k === 1 ? metrics.passHat1Interval : null;
+  return metrics.passHatKIntervals[k - 1] ?? (k === 1 ? metrics.passHat1Interval : null);
+}
+
+/** The interval of pass@k. */
+export function passAtKInterval(metrics: AgentMetrics, k: number): [number, number] | null {
+  return metrics.passAtKIntervals[k - 1] ?? null;
 }
 
 /** A task's line in the grid. */
@@ -181,9 +176,8 @@ export interface ComparisonModel {
   domainB: string;
   metricsA: AgentMetrics;
   metricsB: AgentMetrics;
-  /** Null when the runs are on different domains. */
-  comparison: PassHat1Comparison | null;
-  verdict: ComparisonVerdict | null;
+  /** `tau compare`'s numbers (`compareMetrics`); null when the runs are on different domains. */
+  comparison: RunComparison | null;
   /** Tasks whose success rate changed, largest change first. */
   flipped: FlippedTask[];
 }
@@ -199,10 +193,9 @@ export function comparisonModel(a: RunModel, b: RunModel): ComparisonModel {
       metricsA: a.metrics,
       metricsB: b.metrics,
       comparison: null,
-      verdict: null,
       flipped: [],
     };
-  const comparison = comparePassHat1(a.metrics, b.metrics);
+  const comparison = compareMetrics(a.metrics, b.metrics);
   const perTaskA = new Map(a.metrics.perTask.map((task) => [task.taskId, task]));
   const perTaskB = new Map(b.metrics.perTask.map((task) => [task.taskId, task]));
   const flipped = comparison.tasks
@@ -224,7 +217,6 @@ export function comparisonModel(a: RunModel, b: RunModel): ComparisonModel {
     metricsA: a.metrics,
     metricsB: b.metrics,
     comparison,
-    verdict: comparisonVerdict(comparison),
     flipped,
   };
 }

@@ -1,5 +1,6 @@
 /** Two runs side by side: `tau compare`'s paired test and the tasks that flipped. */
 import { useMemo } from "preact/hooks";
+import { describeIntervalMethod, formatLevel } from "../../../metrics/index.ts";
 import type { RunData, RunSummary } from "../../wire.ts";
 import { PassKChart } from "../charts.tsx";
 import { Card, Kpi, Link, Loading, Problem, Tag } from "../components.tsx";
@@ -48,8 +49,10 @@ function Picker({
 
 function Comparison({ a, b }: { a: RunData; b: RunData }) {
   const model = useMemo(() => comparisonModel(runModel(a), runModel(b)), [a, b]);
-  const { comparison, verdict } = model;
+  const { comparison } = model;
   const name = (run: RunData) => `${run.summary.name} — ${participant(run.settings.agent)}`;
+  const decided = comparison?.decision === "better" || comparison?.decision === "worse";
+  const level = comparison ? formatLevel(comparison.intervalMethod.level) : "";
   return (
     <>
       <div class="kpis">
@@ -65,13 +68,23 @@ function Comparison({ a, b }: { a: RunData; b: RunData }) {
           value={rate(model.metricsB.passHatK[0])}
           detail={interval(model.metricsB.passHat1Interval)}
         />
-        {comparison?.meanDifference !== null && comparison && (
+        {comparison && comparison.meanDifference !== null && (
           <Kpi
             name="difference"
             label="B − A (paired)"
-            value={signed(comparison.meanDifference!)}
-            detail={`95% interval ${interval(comparison.interval)} · p = ${comparison.pValue.toFixed(3)}`}
-            tone={verdict?.kind === "better" ? (verdict.leader === "B" ? "good" : "bad") : undefined}
+            value={signed(comparison.meanDifference)}
+            detail={`${level} interval ${interval(comparison.interval)} · p = ${comparison.pValue.toFixed(3)}`}
+            tone={
+              comparison.decision === "better" ? "good" : comparison.decision === "worse" ? "bad" : undefined
+            }
+          />
+        )}
+        {comparison?.minimumDetectableDifference != null && (
+          <Kpi
+            name="mdd"
+            label="detectable difference"
+            value={rate(comparison.minimumDetectableDifference)}
+            detail={`at ${Math.round(comparison.power * 100)}% power, alpha ${comparison.alpha}`}
           />
         )}
       </div>
@@ -89,16 +102,18 @@ function Comparison({ a, b }: { a: RunData; b: RunData }) {
           <Problem message="No task was evaluated in both runs, so they cannot be compared." />
         ) : (
           <>
-            <p data-testid="verdict" class={`verdict ${verdict?.kind ?? ""}`}>
-              {verdict?.kind === "better"
-                ? `${verdict.leader} is better on ${model.domainA} by ${Math.abs(comparison.meanDifference).toFixed(3)} pass^1; unlikely to be chance (p < 0.05).`
-                : verdict?.kind === "same"
+            <p data-testid="verdict" class={`verdict${decided ? " better" : ""}`}>
+              {decided
+                ? `${comparison.decision === "better" ? "B" : "A"} is better on ${model.domainA} by ${Math.abs(comparison.meanDifference).toFixed(3)} pass^1; unlikely to be chance (p < ${comparison.alpha}).`
+                : comparison.meanDifference === 0
                   ? `No difference on ${model.domainA}.`
-                  : `No clear difference on ${model.domainA}: ${verdict?.leader} is ahead by ${Math.abs(comparison.meanDifference).toFixed(3)}, within chance (p = ${comparison.pValue.toFixed(2)}). More tasks or trials would tell.`}
+                  : `No clear difference on ${model.domainA}: ${comparison.meanDifference > 0 ? "B" : "A"} is ahead by ${Math.abs(comparison.meanDifference).toFixed(3)}, within chance (p = ${comparison.pValue.toFixed(2)}). More tasks or trials would tell.`}
             </p>
             <p class="muted small">
-              Paired over {comparison.tasks.length} shared task(s) with a sign-flip permutation test and a
-              paired bootstrap interval, as `tau compare`.
+              Paired over {comparison.tasks.length} shared task(s): {comparison.testMethod},{" "}
+              {describeIntervalMethod(comparison.intervalMethod)} for the interval, as `tau compare`.
+              {comparison.trialsForEffect?.trials != null &&
+                ` Detecting a difference of ${comparison.effect} would take about ${comparison.trialsForEffect.trials} trials per task.`}
               {comparison.onlyInA.length + comparison.onlyInB.length > 0 &&
                 ` Left out: ${comparison.onlyInA.length} task(s) only in A, ${comparison.onlyInB.length} only in B.`}
             </p>

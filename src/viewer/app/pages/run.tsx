@@ -12,7 +12,8 @@ import type { DataSource } from "../data.ts";
 import { count, interval, participant, percent, rate, terminationLabel, usd, when } from "../format.ts";
 import { TaskGrid } from "../grid.tsx";
 import { useLiveVersion, useResource } from "../hooks.ts";
-import { passHatKInterval, type RunModel, runModel } from "../model.ts";
+import { describeIntervalMethod, formatLevel } from "../../../metrics/index.ts";
+import { passAtKInterval, passHatKInterval, type RunModel, runModel } from "../model.ts";
 
 const costOf = (row: SimRow) =>
   row.agentCost === null && row.userCost === null ? null : (row.agentCost ?? 0) + (row.userCost ?? 0);
@@ -143,8 +144,9 @@ function PassKTable({ model }: { model: RunModel }) {
         <tr>
           <th>k</th>
           <th class="num">pass^k</th>
-          <th class="num">95% interval</th>
+          <th class="num">{formatLevel(metrics.intervalMethod.level)} interval</th>
           <th class="num">pass@k</th>
+          <th class="num">{formatLevel(metrics.intervalMethod.level)} interval</th>
         </tr>
       </thead>
       <tbody>
@@ -158,9 +160,11 @@ function PassKTable({ model }: { model: RunModel }) {
             <td class="num" data-value="pass-at">
               {rate(metrics.passAtK[i])}
             </td>
+            <td class="num muted">{interval(passAtKInterval(metrics, i + 1)) || "–"}</td>
           </tr>
         ))}
       </tbody>
+      <caption class="muted small">Intervals: {describeIntervalMethod(metrics.intervalMethod)}.</caption>
     </table>
   );
 }
