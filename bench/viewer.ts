@@ -21,7 +21,6 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { PyFloat } from "../src/core/py-json.ts";
 import type { SimulationRun } from "../src/core/simulation.ts";
 import type { Task } from "../src/core/task.ts";
@@ -30,19 +29,9 @@ import { ensureApp } from "../src/viewer/app-files.ts";
 import { RunCatalog } from "../src/viewer/catalog.ts";
 import { RunIndex } from "../src/viewer/run-index.ts";
 import { startViewerServer } from "../src/viewer/server.ts";
+import { CHROMIUM, launchChromium } from "../src/viewer/test-runs.ts";
 import { domainLoader } from "../src/viewer/trajectory.ts";
 import { type BenchContext, type BenchModule, type BenchResult, heapUsedBytes, median } from "./harness.ts";
-
-const CHROMIUM = process.env.TAU_CHROMIUM ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** Small deterministic generator (the same run every time). */
 function random(seed: number): () => number {
@@ -162,8 +151,8 @@ function simulation(taskValue: Task, trial: number, rand: () => number): Simulat
   };
 }
 
-/** Writes the synthetic checkpoint and returns its path and size. */
-function writeCheckpoint(dir: string, tasks: number, trials: number): { path: string; bytes: number } {
+/** Writes the synthetic checkpoint under `dir/runs/synthetic-10k/` and returns its path and size. */
+export function writeCheckpoint(dir: string, tasks: number, trials: number): { path: string; bytes: number } {
   const rand = random(12);
   const all = Array.from({ length: tasks }, (_, i) => task(i, Math.floor(rand() * 5)));
   const path = join(dir, "runs", "synthetic-10k", "results.jsonl");
@@ -240,7 +229,7 @@ async function browserPart(context: BenchContext, dir: string, simulations: numb
     followIntervalMs: 0,
   });
   const rssAfterServe = process.memoryUsage().rss;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const openTimes: number[] = [];

@@ -75,6 +75,8 @@ export class RunCatalog {
     const displayPath =
       inside !== "" && !inside.startsWith("..") && !isAbsolute(inside) ? inside : resolve(file);
     const index = Index.open(file, { id, name, displayPath }, this.options.writeActionCounter ?? null);
+    // The runs list needs every run's statistics: computed now rather than on the first request.
+    index.stats();
     this.byId.set(id, index);
     this.byPath.set(file, index);
     return index;

@@ -14,17 +14,18 @@ import { type Info, Results } from "../core/results.ts";
 import { resultsLayout } from "../core/results-file.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
-import { computeMetrics } from "../metrics/index.ts";
 import { keyOf, parseCheckpointLine, type RunRecord, type SessionRecord } from "../runner/checkpoint.ts";
 import { keepWinner } from "../runner/checkpoint-state.ts";
 import { ownString } from "../runner/compact.ts";
 import { checkpointInfo } from "../runner/export.ts";
 import { readLinesFrom, readRange } from "./byte-lines.ts";
 import { scanObjectFile } from "./json-scan.ts";
-import { parseSlimSimulation, rowOf, type SlimParsed, slimOfRaw } from "./rows.ts";
+import { parseJsonText, parseSlimSimulation, rowOf, type SlimParsed, slimOfRaw } from "./rows.ts";
+import { runStats } from "./stats.ts";
 import {
   type RunData,
   type RunSettings,
+  type RunStats,
   type RunSummary,
   type SimRow,
   simulationOfRow,
@@ -86,6 +87,8 @@ export class RunIndex {
   private sessions = new Map<string, SessionRecord>();
   private mtimeMs = 0;
   private summaryCache: RunSummary | null = null;
+  private dataCache: { version: number; json: string } | null = null;
+  private statsCache: { version: number; stats: RunStats } | null = null;
 
   private constructor(
     readonly path: string,
@@ -237,13 +240,9 @@ export class RunIndex {
       if (text.trim() === "") return true;
       let raw: unknown;
       try {
-        raw = JSON.parse(text);
+        raw = parseJsonText(text);
       } catch {
-        try {
-          raw = parsePyJson(text);
-        } catch {
-          return false;
-        }
+        return false;
       }
       const kind = raw !== null && typeof raw === "object" ? (raw as { kind?: unknown }).kind : undefined;
       if (kind === "simulation") {
@@ -407,7 +406,7 @@ export class RunIndex {
     const info = this.info;
     const live = this.format === "checkpoint" && this.error === null && now - this.mtimeMs < LIVE_WINDOW_MS;
     if (this.summaryCache) return { ...this.summaryCache, live };
-    const metrics = info ? computeMetrics(this.metricsInput(), { numTrials: this.numTrials }) : null;
+    const metrics = info ? this.stats().metrics : null;
     let cost: number | null = null;
     for (const row of this.rows()) {
       for (const value of [row.agentCost, row.userCost]) if (value !== null) cost = (cost ?? 0) + value;
@@ -489,6 +488,23 @@ export class RunIndex {
     });
   }
 
+  /** {@link data} as JSON, kept until the index changes (a 10,000-simulation run is a few MB). */
+  dataJson(): string {
+    if (this.dataCache?.version !== this.version)
+      this.dataCache = { version: this.version, json: JSON.stringify(this.data()) };
+    return this.dataCache.json;
+  }
+
+  /** The run's statistics, computed once per version (see `stats.ts`). */
+  stats(): RunStats {
+    if (this.statsCache?.version !== this.version)
+      this.statsCache = {
+        version: this.version,
+        stats: runStats(this.metricsInput(), this.taskRows(this.rows()), this.numTrials),
+      };
+    return this.statsCache.stats;
+  }
+
   /** Everything the run page loads. */
   data(): RunData {
     const rows = this.rows();
@@ -498,6 +514,7 @@ export class RunIndex {
       settings: this.settings(),
       tasks: this.taskRows(rows),
       simulations: rows,
+      stats: this.stats(),
     };
   }
 }

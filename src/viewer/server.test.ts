@@ -1,12 +1,4 @@
-import {
-  appendFileSync,
-  copyFileSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +8,7 @@ import { computeMetrics } from "../metrics/index.ts";
 import { loadRun } from "../runner/run-file.ts";
 import { RunCatalog } from "./catalog.ts";
 import { startViewerServer, type ViewerServer } from "./server.ts";
+import { appendSimulationCopy } from "./test-runs.ts";
 import { domainLoader } from "./trajectory.ts";
 import type { RunData, RunSummary, TrajectoryData } from "./wire.ts";
 
@@ -180,14 +173,7 @@ describe("the viewer server", () => {
     await opened;
     const checkpoint = join(root, "runs", "ours", "results.jsonl");
     const before = catalog.get("ours")!.size;
-    const line = readFileSync(checkpoint, "utf8")
-      .split("\n")
-      .find((text) => text.includes('"kind": "simulation"'))!;
-    const record = JSON.parse(line) as { simulation: Record<string, unknown> };
-    appendFileSync(
-      checkpoint,
-      `${JSON.stringify({ ...record, simulation: { ...record.simulation, id: "new", trial: 7 } })}\n`,
-    );
+    appendSimulationCopy(checkpoint, { id: "new", trial: 7 });
     const updates = server.poll();
     expect(updates.map((update) => update.id)).toEqual(["ours"]);
     expect(catalog.get("ours")!.size).toBe(before + 1);

@@ -94,7 +94,7 @@ export async function startViewerServer(options: ViewerServerOptions): Promise<V
     if (parts[0] !== "runs" || parts.length < 2) return NOT_FOUND;
     const run = catalog.get(parts[1]!);
     if (!run) return NOT_FOUND;
-    if (parts.length === 2) return json(run.data());
+    if (parts.length === 2) return { status: 200, type: JSON_TYPE, body: run.dataJson() };
     if (parts.length !== 4 || parts[2] !== "sims" || !/^\d{1,9}$/.test(parts[3]!)) return NOT_FOUND;
     const serial = Number(parts[3]);
     const key = `${run.id}\u0000${serial}\u0000${run.version}`;

@@ -5,7 +5,8 @@
  * action, a failed tool call), one task hits an infrastructure error, and messages get deterministic token counts and
  * costs so the cost figures have something to show.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
 import { join } from "node:path";
 import { registerAgent } from "../agents/registry.ts";
 import { ReplayAgent } from "../agents/replay-agent.ts";
@@ -128,4 +129,40 @@ export function stampUsage(checkpoint: string): void {
     return formatCheckpointLine(record);
   });
   writeFileSync(checkpoint, `${out.join("\n")}\n`);
+}
+
+/**
+ * Appends a copy of the checkpoint's first simulation with some fields
+ * changed (a new trial, say), as a running batch would append it.
+ */
+export function appendSimulationCopy(checkpoint: string, changes: Record<string, unknown>): void {
+  const line = readFileSync(checkpoint, "utf8")
+    .split("\n")
+    .find((text) => text.includes('"kind": "simulation"'));
+  if (!line) throw new Error(`${checkpoint} has no simulation to copy`);
+  const record = JSON.parse(line) as { simulation: Record<string, unknown> };
+  appendFileSync(
+    checkpoint,
+    `${JSON.stringify({ ...record, simulation: { ...record.simulation, ...changes } })}\n`,
+  );
+}
+
+/** Debian's chromium, or `TAU_CHROMIUM`. */
+export const CHROMIUM = process.env.TAU_CHROMIUM ?? "/usr/bin/chromium";
+
+/** The flags this machine's chromium needs: no sandbox as root, no network beyond loopback (playwright adds headless and a fresh profile). */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Launches headless chromium through playwright-core (which never downloads a browser of its own). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }

@@ -4,11 +4,11 @@
  * computed here from the same files, and every page is kept as a screenshot
  * in `test-output/viewer/` (git-ignored) for a person to look at.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareMetrics, computeMetrics, isSuccessful } from "../metrics/index.ts";
 import { type LoadedRun, loadRun } from "../runner/run-file.ts";
@@ -16,21 +16,10 @@ import { ensureApp } from "./app-files.ts";
 import { RunCatalog } from "./catalog.ts";
 import { exportSite } from "./export.ts";
 import { startViewerServer, type ViewerServer } from "./server.ts";
-import { makeRun } from "./test-runs.ts";
+import { appendSimulationCopy, launchChromium, makeRun } from "./test-runs.ts";
 import { domainLoader, writeActionCounter } from "./trajectory.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
-const CHROMIUM = process.env.TAU_CHROMIUM ?? "/usr/bin/chromium";
-/** The flags this machine's chromium needs (no sandbox as root, no network beyond loopback). */
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const SHOTS = resolve(import.meta.dirname, "..", "..", "test-output", "viewer");
 
 let root: string;
@@ -50,7 +39,6 @@ async function open(hash: string, ready: string): Promise<void> {
 
 describe.skipIf(!dataDir)("web viewer in chromium (skipped: TAU_DATA_DIR not set)", () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium`);
     mkdirSync(SHOTS, { recursive: true });
     root = mkdtempSync(join(tmpdir(), "tau-viewer-browser-"));
     const folder = (name: string) => join(root, "runs", name);
@@ -73,7 +61,7 @@ describe.skipIf(!dataDir)("web viewer in chromium (skipped: TAU_DATA_DIR not set
     const load = domainLoader(dataDir!);
     const catalog = new RunCatalog({ targets: [], cwd: root, writeActionCounter: writeActionCounter(load) });
     server = await startViewerServer({ catalog, appDir: ensureApp(), load, followIntervalMs: 200 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on("pageerror", (error) => {
       throw error;
@@ -120,6 +108,8 @@ describe.skipIf(!dataDir)("web viewer in chromium (skipped: TAU_DATA_DIR not set
     );
     expect(metrics.infraErrorCount).toBeGreaterThan(0);
     expect(await page.locator("[data-testid=infra-table] tbody tr").count()).toBe(metrics.infraErrorCount);
+    // The breakdowns are drawn once the headline is on screen.
+    await page.locator("[data-section=write-actions] svg").first().waitFor();
     for (const section of ["reliability", "components", "write-actions", "terminations", "cost"])
       expect(await page.locator(`[data-section=${section}] svg`).count(), section).toBeGreaterThan(0);
     await shot("run-mock");
@@ -231,14 +221,7 @@ describe.skipIf(!dataDir)("web viewer in chromium (skipped: TAU_DATA_DIR not set
   it("updates a live run's page as its checkpoint grows", async () => {
     await open("#/", "[data-testid=runs-table] tbody tr");
     const checkpoint = join(root, "runs", "mock-replay", "results.jsonl");
-    const line = readFileSync(checkpoint, "utf8")
-      .split("\n")
-      .find((text) => text.includes('"kind": "simulation"'))!;
-    const record = JSON.parse(line) as { simulation: Record<string, unknown> };
-    appendFileSync(
-      checkpoint,
-      `${JSON.stringify({ ...record, simulation: { ...record.simulation, id: "late", trial: 5 } })}\n`,
-    );
+    appendSimulationCopy(checkpoint, { id: "late", trial: 5 });
     const before = runs["mock-replay"]!.simulations.length;
     await page.waitForFunction(
       `document.querySelector('tr[data-run="mock-replay"] .progress-cell span')?.textContent?.startsWith("${before + 1}")`,

@@ -6,6 +6,8 @@
  */
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
+import type { ComponentOutcome } from "../metrics/breakdowns.ts";
+import type { AgentMetrics } from "../metrics/index.ts";
 
 /** Version of this data format (in every payload, so an old export is told apart). */
 export const VIEWER_DATA_VERSION = 1;
@@ -104,6 +106,25 @@ export interface SimRow {
   error: string | null;
 }
 
+/** pass^1 of one group of tasks (a number of write actions, a telecom intent, …). */
+export interface GroupStats {
+  group: string;
+  tasks: number;
+  simulations: number;
+  passHat1: number | null;
+  passHat1Interval: [number, number] | null;
+}
+
+/** A run's statistics, from `computeMetrics` and the breakdowns (see `stats.ts`). */
+export interface RunStats {
+  metrics: AgentMetrics;
+  components: ComponentOutcome[];
+  /** By the number of expected write actions, ascending (tasks whose count is unknown left out). */
+  byWriteActions: GroupStats[];
+  /** By intent, persona and number of sub-issues, when every task id is a telecom one. */
+  telecom: { intent: GroupStats[]; persona: GroupStats[]; subIssues: GroupStats[] } | null;
+}
+
 /** A run as the run page loads it. */
 export interface RunData {
   dataVersion: number;
@@ -111,6 +132,7 @@ export interface RunData {
   settings: RunSettings;
   tasks: TaskRow[];
   simulations: SimRow[];
+  stats: RunStats;
 }
 
 /** The DB difference between the gold environment and the one the conversation left. */

@@ -1,8 +1,8 @@
 /** The run page's figures (Observable Plot), each from the run model. */
 import { useMemo } from "preact/hooks";
-import type { ComponentOutcome, GroupMetrics } from "../../metrics/breakdowns.ts";
+import type { ComponentOutcome } from "../../metrics/breakdowns.ts";
 import type { AgentMetrics } from "../../metrics/index.ts";
-import type { SimRow } from "../wire.ts";
+import type { GroupStats, SimRow } from "../wire.ts";
 import { terminationLabel } from "./format.ts";
 import { passHatKInterval, type TerminationCount } from "./model.ts";
 import { Plot, PlotFigure } from "./plot.tsx";
@@ -124,7 +124,7 @@ export function GroupChart({
   label,
   ordinal,
 }: {
-  groups: GroupMetrics[];
+  groups: GroupStats[];
   xLabel: string;
   label: string;
   ordinal?: boolean;
@@ -132,9 +132,9 @@ export function GroupChart({
   const options = useMemo((): Plot.PlotOptions => {
     const rows = groups.map((g) => ({
       group: g.group,
-      pass1: g.metrics.passHatK[0] ?? 0,
-      tasks: g.metrics.perTask.length,
-      interval: g.metrics.passHat1Interval,
+      pass1: g.passHat1 ?? 0,
+      tasks: g.tasks,
+      interval: g.passHat1Interval,
     }));
     const many = rows.length > 8 && !ordinal;
     return {

@@ -2,22 +2,9 @@
  * What the pages show, computed from the payloads with the same metrics code
  * as `tau view` (`src/metrics/`). Pure: tested without a browser too.
  */
-import type { SimulationRun, TerminationReason } from "../../core/simulation.ts";
-import {
-  type ComponentOutcome,
-  componentOutcomes,
-  type GroupMetrics,
-  metricsByGroup,
-  telecomTaskFacets,
-} from "../../metrics/breakdowns.ts";
-import {
-  type AgentMetrics,
-  compareMetrics,
-  computeMetrics,
-  isSuccessful,
-  type RunComparison,
-} from "../../metrics/index.ts";
-import { type RunData, type SimRow, simulationOfRow, type TaskRow } from "../wire.ts";
+import type { TerminationReason } from "../../core/simulation.ts";
+import { type AgentMetrics, compareMetrics, isSuccessful, type RunComparison } from "../../metrics/index.ts";
+import type { RunData, SimRow, TaskRow } from "../wire.ts";
 
 /** One simulation's outcome in the grid. */
 export type Outcome = "success" | "failure" | "infra";
@@ -55,23 +42,10 @@ export interface TerminationCount {
   count: number;
 }
 
-/** Telecom's breakdowns (task ids encode them). */
-export interface TelecomBreakdowns {
-  intent: GroupMetrics[];
-  persona: GroupMetrics[];
-  subIssues: GroupMetrics[];
-}
-
-/** Everything the run page shows. */
+/** What the run page shows. */
 export interface RunModel {
   data: RunData;
-  /** The rows as `computeMetrics` reads them, same order as `data.simulations`. */
-  simulations: SimulationRun[];
   metrics: AgentMetrics;
-  components: ComponentOutcome[];
-  /** Groups by the number of expected write actions, ascending (tasks whose count is unknown left out). */
-  byWriteActions: GroupMetrics[];
-  telecom: TelecomBreakdowns | null;
   terminations: TerminationCount[];
   trials: number;
   grid: GridRow[];
@@ -80,43 +54,15 @@ export interface RunModel {
   cost: { total: number | null; perSimulation: number | null };
 }
 
-const byNumber = (a: GroupMetrics, b: GroupMetrics) => Number(a.group) - Number(b.group);
-const byName = (a: GroupMetrics, b: GroupMetrics) => a.group.localeCompare(b.group);
-
-/** Computes the run page's model. */
+/** Computes what the run page shows. */
 export function runModel(data: RunData): RunModel {
   const tasks = data.tasks;
-  const simulations = data.simulations.map((row) => simulationOfRow(row, tasks[row.task]!.id));
-  const numTrials = data.summary.numTrials;
-  const metrics = computeMetrics(simulations, { numTrials });
-  const taskById = new Map(tasks.map((task) => [task.id, task]));
-  const byWriteActions = metricsByGroup(
-    simulations,
-    (id) => {
-      const count = taskById.get(id)?.writeActions;
-      return count === null || count === undefined ? null : String(count);
-    },
-    { numTrials },
-  ).sort(byNumber);
-  const telecom =
-    tasks.length > 0 && tasks.every((task) => telecomTaskFacets(task.id) !== null)
-      ? {
-          intent: metricsByGroup(simulations, (id) => telecomTaskFacets(id)!.intent, { numTrials }).sort(
-            byName,
-          ),
-          persona: metricsByGroup(simulations, (id) => telecomTaskFacets(id)!.persona, { numTrials }).sort(
-            byName,
-          ),
-          subIssues: metricsByGroup(simulations, (id) => String(telecomTaskFacets(id)!.subIssues.length), {
-            numTrials,
-          }).sort(byNumber),
-        }
-      : null;
-
+  // Computed by the server (or the export) with computeMetrics; see stats.ts.
+  const metrics = data.stats.metrics;
   const reasons = new Map<TerminationReason, number>();
   for (const row of data.simulations) reasons.set(row.termination, (reasons.get(row.termination) ?? 0) + 1);
 
-  let trials = numTrials;
+  let trials = data.summary.numTrials;
   for (const row of data.simulations) trials = Math.max(trials, row.trial + 1);
   const grid: GridRow[] = tasks.map((task, taskIndex) => ({
     task,
@@ -147,11 +93,7 @@ export function runModel(data: RunData): RunModel {
   }
   return {
     data,
-    simulations,
     metrics,
-    components: componentOutcomes(simulations),
-    byWriteActions,
-    telecom,
     terminations: [...reasons]
       .map(([reason, count]) => ({ reason, count }))
       .sort((a, b) => b.count - a.count),

@@ -244,6 +244,7 @@ function CostTable({ rows }: { rows: SimRow[] }) {
 
 function Breakdowns({ model }: { model: RunModel }) {
   const { metrics } = model;
+  const stats = model.data.stats;
   const unknownWrites = model.data.tasks.filter((task) => task.writeActions === null).length;
   return (
     <div class="cards">
@@ -266,12 +267,12 @@ function Breakdowns({ model }: { model: RunModel }) {
         subtitle="Share of graded simulations that passed each component of their task's reward basis; the reward is their product."
         id="components"
       >
-        {model.components.length > 0 ? (
+        {stats.components.length > 0 ? (
           <>
-            <ComponentChart components={model.components} />
+            <ComponentChart components={stats.components} />
             <p class="muted small">
               Sole cause of a failure:{" "}
-              {model.components.map((c) => `${c.component} ${c.soleCause}`).join(" · ")}
+              {stats.components.map((c) => `${c.component} ${c.soleCause}`).join(" · ")}
               {metrics.notEvaluatedCount > 0 &&
                 ` · NL assertions not judged in ${metrics.notEvaluatedCount} simulation(s)`}
             </p>
@@ -282,12 +283,12 @@ function Breakdowns({ model }: { model: RunModel }) {
       </Card>
       <Card
         title="Success against expected write actions"
-        subtitle={`pass^1 by how many write actions the task expects (τ-bench Fig. 6); numbers under the bars count tasks.${unknownWrites > 0 ? ` ${unknownWrites} task(s) without a known count are left out.` : ""}`}
+        subtitle={`pass^1 by how many write actions the task expects (τ-bench Fig. 6); each bar says how many tasks it holds.${unknownWrites > 0 ? ` ${unknownWrites} task(s) without a known count are left out.` : ""}`}
         id="write-actions"
       >
-        {model.byWriteActions.length > 0 ? (
+        {stats.byWriteActions.length > 0 ? (
           <GroupChart
-            groups={model.byWriteActions}
+            groups={stats.byWriteActions}
             xLabel="expected write actions"
             label="success against expected write actions"
             ordinal
@@ -310,13 +311,13 @@ function Breakdowns({ model }: { model: RunModel }) {
           {metrics.writeActions.correct}/{metrics.writeActions.total}
         </p>
       </Card>
-      {model.telecom && (
+      {stats.telecom && (
         <>
           <Card title="Telecom: by intent" subtitle="pass^1 per intent of the task id." id="telecom-intent">
-            <GroupChart groups={model.telecom.intent} xLabel="intent" label="telecom by intent" />
+            <GroupChart groups={stats.telecom.intent} xLabel="intent" label="telecom by intent" />
           </Card>
           <Card title="Telecom: by persona" subtitle="pass^1 per user persona." id="telecom-persona">
-            <GroupChart groups={model.telecom.persona} xLabel="persona" label="telecom by persona" />
+            <GroupChart groups={stats.telecom.persona} xLabel="persona" label="telecom by persona" />
           </Card>
           <Card
             title="Telecom: by number of sub-issues"
@@ -324,7 +325,7 @@ function Breakdowns({ model }: { model: RunModel }) {
             id="telecom-subissues"
           >
             <GroupChart
-              groups={model.telecom.subIssues}
+              groups={stats.telecom.subIssues}
               xLabel="sub-issues"
               label="telecom by number of sub-issues"
               ordinal
@@ -373,6 +374,7 @@ export function RunPage({
   const version = useLiveVersion(source, runId);
   const run = useResource(() => loadRun(runId), `${runId} ${version}`);
   const model = useMemo(() => (run.value ? runModel(run.value) : null), [run.value]);
+
   if (!model) return run.error ? <Problem message={run.error} /> : <Loading what="the run" />;
   if (model.data.summary.error)
     return <Problem message={`${model.data.summary.path}: ${model.data.summary.error}`} />;
