@@ -4,7 +4,7 @@
  * again when its sources are newer than the build.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TauError } from "../core/errors.ts";
@@ -77,14 +77,23 @@ export function ensureApp(log: (line: string) => void = () => {}): string {
     );
   }
   log("building the web viewer's app (npm run build:viewer)…");
-  const result = spawnSync(process.execPath, [vite, "build", "--config", config], {
-    cwd: packageRoot,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  if (result.status !== 0)
-    throw new TauError(
-      `Building the web viewer's app failed: ${(result.stderr || result.stdout).trim().split("\n")[0]}`,
-    );
+  // Built beside the app and moved in file by file (a rename is atomic), so a page being served,
+  // or another process building at the same time, never sees half a build.
+  mkdirSync(APP_DIR, { recursive: true });
+  const staging = mkdtempSync(join(APP_DIR, "..", ".viewer-app-"));
+  try {
+    const result = spawnSync(process.execPath, [vite, "build", "--config", config, "--outDir", staging], {
+      cwd: packageRoot,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (result.status !== 0)
+      throw new TauError(
+        `Building the web viewer's app failed: ${(result.stderr || result.stdout).trim().split("\n")[0]}`,
+      );
+    for (const name of APP_FILES) renameSync(join(staging, name), join(APP_DIR, name));
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   return APP_DIR;
 }
