@@ -37,7 +37,7 @@ export interface EpisodeOptions {
 /** Runs and grades one episode; the returned simulation has `reward_info`, `policy`, `trial` and (from the orchestrator) `seed` set. */
 export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun> {
   const { domain, task, soloMode } = options;
-  const environment = domain.makeEnvironment({ soloMode });
+  const environment = domain.makeEnvironment({ soloMode, task });
   const orchestrator = new Orchestrator({
     environment,
     task,
