@@ -159,7 +159,11 @@ export class CachingLlmClient implements LlmClient {
     private readonly onEvent?: LlmEventListener,
   ) {
     this.model = inner.model;
+    if (inner.endpoint) this.endpoint = (args) => inner.endpoint!(args);
   }
+
+  /** The wrapped client's endpoint (a cache hit reaches none, but misses go there). */
+  endpoint?: (args?: Record<string, unknown>) => string;
 
   async generate(request: LlmRequest): Promise<LlmResponse> {
     request.signal?.throwIfAborted();

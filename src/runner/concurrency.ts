@@ -174,6 +174,7 @@ export class ProviderScheduler {
     const limiter = this.limiter(this.keyOf(client.model));
     return {
       model: client.model,
+      ...(client.endpoint ? { endpoint: client.endpoint.bind(client) } : {}),
       async generate(request: LlmRequest): Promise<LlmResponse> {
         const release = await limiter.acquire(request.signal);
         try {

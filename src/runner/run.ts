@@ -100,6 +100,8 @@ export interface RunOutcome {
   resultsPath: string;
   checkpointPath: string;
   interrupted: boolean;
+  /** The error that stopped the run before its end (e.g. a rejected API key); null when none did. */
+  stoppedBy: Error | null;
   /** Every simulation of the run (resumed ones included), without transcripts. */
   simulations: SimulationRun[];
   tasks: Task[];
@@ -197,7 +199,7 @@ export function planRun(config: RunConfig, log: (line: string) => void = () => {
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
   const seeds = trialSeeds(config.seed, config.numTrials);
-  const agentLlm = agent.needsLlm ? config.agentLlm : null;
+  const agentLlm = agent.origin ? (agent.origin.llm ?? null) : agent.needsLlm ? config.agentLlm : null;
   const userLlm = user.needsLlm ? config.userLlm : null;
   const needsJudge = tasksNeedJudge(tasks);
   const fingerprint: RunFingerprint = {
@@ -239,9 +241,15 @@ export function planRun(config: RunConfig, log: (line: string) => void = () => {
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
       prompt_hashes: promptHashes(config.dataDir, domain, tasks, agent.instructions, user.needsLlm, soloMode),
+      ...(agent.origin ? { agent: agentOriginRecord(agent.origin) } : {}),
     }),
   });
   return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge };
+}
+
+/** The adapter and endpoint of an agent that is not one of ours, as recorded in `info.taubench.agent`. */
+function agentOriginRecord(origin: NonNullable<AgentDefinition["origin"]>): Record<string, string> {
+  return { adapter: origin.adapter, ...(origin.endpoint ? { endpoint: origin.endpoint } : {}) };
 }
 
 /** Lines naming the settings that differ between a stored run and this one. */
@@ -260,6 +268,15 @@ const taskText = (task: Task) => pyDumps(task, { sortKeys: true });
 /** Whether a results file (upstream's monolithic file, or either half of its dir layout) is at `path`. */
 function resultsFileExists(path: string): boolean {
   return existsSync(path) || existsSync(resultsLayout(path).simulationsDir);
+}
+
+/** The endpoint of each role's client (`{agent: url, …}`), or null when no client reports one. */
+function llmEndpoints(
+  roles: readonly (readonly [string, LlmClient | null, Record<string, unknown>])[],
+): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const [role, client, args] of roles) if (client?.endpoint) out[role] = client.endpoint(args);
+  return Object.keys(out).length > 0 ? out : null;
 }
 
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
@@ -374,16 +391,32 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   // (an import's checkpoint and backups are taken back; the imported file itself was never changed).
   let agentLlm: LlmClient | null;
   let userLlm: LlmClient | null;
+  let judgeLlm: LlmClient | null = null;
   let judge: NlAssertionJudge | null = null;
   try {
     agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
     userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
-    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
-      judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
+    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0) {
+      judgeLlm = client(config.judgeLlm);
+      judge = createLlmJudge(judgeLlm, config.judgeLlmArgs);
+    }
   } catch (error) {
     if (imported) undoImport(checkpointPath, imported);
     throw error;
   }
+  // Where each role's model was reached (a local server behind OPENAI_BASE_URL must not pass for OpenAI).
+  const endpoints = llmEndpoints([
+    ["agent", agentLlm, config.agentLlmArgs],
+    ["user", userLlm, config.userLlmArgs],
+    ["judge", judgeLlm, config.judgeLlmArgs],
+  ]);
+  const endpointsChanged =
+    endpoints !== null &&
+    pyDumps(endpoints, { sortKeys: true }) !==
+      pyDumps((previous?.info.taubench as { llm_endpoints?: unknown } | undefined)?.llm_endpoints ?? null, {
+        sortKeys: true,
+      });
+  if (endpoints !== null && info.taubench) info.taubench.llm_endpoints = endpoints;
 
   log(`Run ${config.resultsPath}`);
   mkdirSync(dirname(config.resultsPath), { recursive: true });
@@ -393,7 +426,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       !previous ||
       previous.num_trials !== numTrials ||
       previous.tasks.length !== allTasks.length ||
-      previous.resume_command !== runRecord.resume_command
+      previous.resume_command !== runRecord.resume_command ||
+      endpointsChanged
     )
       await writer.append(runRecord);
 
@@ -405,6 +439,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     const guidelinesDir = join(config.dataDir, "user_simulator");
 
     const runSimulation = async (unit: WorkUnit, signal: AbortSignal) => {
+      const simulationId = randomUUID();
       const userTools = userToolsFor(plan.domain, template, unit.task);
       const agent = plan.agent.create({
         domainName: plan.domain.name,
@@ -414,6 +449,9 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         soloMode: plan.soloMode,
         llm: agentLlm,
         llmArgs: { ...config.agentLlmArgs },
+        onLlmEvent,
+        simulationId,
+        trial: unit.trial,
       });
       const user = plan.user.create({
         domainName: plan.domain.name,
@@ -436,6 +474,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         timeoutMs: config.timeoutMs,
         judge,
         enforceCommunicationProtocol: config.enforceCommunicationProtocol,
+        simulationId,
         signal,
       });
     };
@@ -510,6 +549,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       resultsPath: config.resultsPath,
       checkpointPath,
       interrupted: batch.interrupted,
+      stoppedBy: batch.stoppedBy,
       simulations: [...all.values()],
       tasks: allTasks,
       info: outcomeInfo,
