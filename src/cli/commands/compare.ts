@@ -6,14 +6,9 @@
  * per task that would detect `--effect` (docs/statistics.md).
  */
 import type { Command } from "commander";
-import {
-  compareMetrics,
-  computeMetrics,
-  describeIntervalMethod,
-  formatLevel,
-  type RunComparison,
-} from "../../metrics/index.ts";
+import { describeIntervalMethod, formatLevel, type RunComparison } from "../../metrics/index.ts";
 import { parseFractionOption } from "../../runner/cli-options.ts";
+import { compareRuns } from "../../runner/compare-runs.ts";
 import { loadRun } from "../../runner/run-file.ts";
 
 /** Options of `tau compare` (as commander passes them). */
@@ -71,9 +66,8 @@ export async function compareCommand(
     lines.push(`The runs are on different domains (${domainA} vs ${domainB}); there is nothing to pair.`);
     return { text: lines.join("\n"), exitCode: 1 };
   }
-  const metricsA = computeMetrics(a.simulations, { numTrials: a.info.num_trials });
-  const metricsB = computeMetrics(b.simulations, { numTrials: b.info.num_trials });
-  const comparison = compareMetrics(metricsA, metricsB, { alpha, power, effect });
+  const comparison = await compareRuns(a, b, { alpha, power, effect });
+  const { metricsA, metricsB } = comparison;
   const fmt = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(3));
   lines.push("");
   lines.push(`Domain ${domainA}`);

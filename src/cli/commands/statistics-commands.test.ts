@@ -7,6 +7,7 @@ import { writeResultsFile } from "../../core/results-file.ts";
 import { SimulationRun } from "../../core/simulation.ts";
 import { baselineForPlan, compareMetrics, computeMetrics, planTrials } from "../../metrics/index.ts";
 import { seededRandom } from "../../metrics/random.ts";
+import { compareRuns } from "../../runner/compare-runs.ts";
 import { runTauSync } from "../e2e-harness.ts";
 import { compareCommand } from "./compare.ts";
 import { costPerSimulation, planCommand } from "./plan.ts";
@@ -20,7 +21,7 @@ function writeRun(
   path: string,
   trials: number,
   shift: number,
-  extra: { usage?: Record<string, unknown> } = {},
+  extra: { usage?: Record<string, unknown>; domain?: string } = {},
 ) {
   const info = Info.parse({
     git_commit: "x",
@@ -29,7 +30,7 @@ function writeRun(
     max_errors: 10,
     user_info: { implementation: "user_simulator", llm: "openai/u" },
     agent_info: { implementation: "llm_agent", llm: "openai/m" },
-    environment_info: { domain_name: "airline", policy: "p" },
+    environment_info: { domain_name: extra.domain ?? "airline", policy: "p" },
     ...(extra.usage ? { taubench: { format_version: 1, version: "0.1.0", llm_usage: extra.usage } } : {}),
   });
   const simulations = rates.flatMap((p, task) =>
@@ -86,6 +87,33 @@ describe("tau compare: what the comparison could detect", () => {
     expect(strict).toMatch(/Verdict: no clear difference on airline/);
     await expect(compareCommand(join(dir, "a.json"), join(dir, "b.json"), { power: "1.5" })).rejects.toThrow(
       "--power must be a number between 0 and 1, got '1.5'",
+    );
+  });
+});
+
+describe("compareRuns (library)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tau-stats-gate-"));
+  writeRun(join(dir, "main.json"), 4, 0);
+  writeRun(join(dir, "branch.json"), 4, -0.35);
+  writeRun(join(dir, "retail.json"), 4, 0, { domain: "retail" });
+
+  it("says a clearly worse run is worse, with the numbers a CI gate needs", async () => {
+    const gate = await compareRuns(join(dir, "main.json"), join(dir, "branch.json"));
+    expect(gate.decision).toBe("worse");
+    expect(gate.domain).toBe("airline");
+    expect(gate.meanDifference!).toBeLessThan(0);
+    expect(gate.interval![1]).toBeLessThan(0);
+    expect(gate.pValue).toBeLessThan(0.05);
+    expect(gate.metricsA.passHatK[0]! - gate.metricsB.passHatK[0]!).toBeCloseTo(-gate.meanDifference!, 12);
+    expect((await compareRuns(join(dir, "branch.json"), join(dir, "main.json"))).decision).toBe("better");
+    expect((await compareRuns(join(dir, "main.json"), join(dir, "main.json"))).decision).toBe(
+      "no_clear_difference",
+    );
+  });
+
+  it("refuses runs on different domains in one line", async () => {
+    await expect(compareRuns(join(dir, "main.json"), join(dir, "retail.json"))).rejects.toThrow(
+      /are on different domains \(airline vs retail\)$/,
     );
   });
 });
