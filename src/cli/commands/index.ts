@@ -6,6 +6,7 @@ import { registerDomainsCommand } from "./domains.ts";
 import { registerEvaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { registerExportCommand } from "./export.ts";
 import { registerMcpCommand } from "./mcp.ts";
+import { registerPlanCommand } from "./plan.ts";
 import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
@@ -22,6 +23,7 @@ export function registerCommands(program: Command): void {
   registerExportCommand(program);
   registerEvaluateTrajsCommand(program);
   registerCompareCommand(program);
+  registerPlanCommand(program);
   registerDataCommand(program);
   registerTelecomCommand(program);
   registerMcpCommand(program);
