@@ -11,6 +11,7 @@ import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
 import { registerTelecomCommand } from "./telecom.ts";
+import { registerToolCommand } from "./tool.ts";
 import { registerViewCommand } from "./view.ts";
 
 /** Adds all subcommands to the program. */
@@ -27,4 +28,5 @@ export function registerCommands(program: Command): void {
   registerDataCommand(program);
   registerTelecomCommand(program);
   registerMcpCommand(program);
+  registerToolCommand(program);
 }
