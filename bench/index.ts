@@ -20,9 +20,10 @@ import {
 } from "./harness.ts";
 import { runnerBench } from "./runner-throughput.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
+import { viewerBench } from "./viewer.ts";
 
 /** Every benchmark module, in the order they run. Add new modules here. */
-export const MODULES: readonly BenchModule[] = [domainBench, telecomGeneratorBench, runnerBench];
+export const MODULES: readonly BenchModule[] = [domainBench, telecomGeneratorBench, runnerBench, viewerBench];
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);
