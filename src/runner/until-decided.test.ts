@@ -91,9 +91,8 @@ describe("runUntilDecided", () => {
     expect(record.looks.at(-1)!.decision).toBe("difference");
     expect(run.asked).toEqual(record.looks.map((look) => look.requested_trials));
     // Each round asks for one round more than the last look.
-    run.asked.forEach((trials, i) =>
-      expect(trials).toBe(Math.min(record.planned_trials, (i + 1) * record.round_trials)),
-    );
+    for (const [i, trials] of run.asked.entries())
+      expect(trials).toBe(Math.min(record.planned_trials, (i + 1) * record.round_trials));
     expect(record.test).toMatch(/group-sequential/);
     expect(record.against).toBe("runs/main/results.jsonl");
     expect(lines[0]).toMatch(

@@ -145,7 +145,7 @@ describe.skipIf(!dataDir)(
     it("prints grep exactly as upstream for a spread of patterns", async () => {
       const grepOnly = domain.configure!({ retrievalConfig: "grep_only" });
       for (const { pattern, results } of vectors.knowledge_base.grep) {
-          const message = await toolMessage({
+        const message = await toolMessage({
           domain: grepOnly,
           name: "grep",
           argumentsJson: JSON.stringify({ pattern }),
