@@ -123,6 +123,9 @@ export class ProviderLlmClient implements LlmClient {
           model.doGenerate({
             prompt,
             ...(tools ? { tools, toolChoice } : {}),
+            ...(request.responseFormat
+              ? { responseFormat: { type: "json" as const, ...request.responseFormat } }
+              : {}),
             ...mapped.sampling,
             providerOptions: rekeyed(mapped.providerOptions, config),
             ...(request.headers ? { headers: request.headers } : {}),

@@ -24,6 +24,7 @@ import {
   shellQuote,
 } from "../../runner/cli-options.ts";
 import { createProgressRenderer } from "../../runner/progress.ts";
+import { createRetrievalServices } from "../../runner/retrieval-services.ts";
 import { executeRun, type RunConfig } from "../../runner/run.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../../runner/summary.ts";
@@ -68,6 +69,8 @@ export interface RunCommandOptions {
   dataDir?: string;
   enforceCommunicationProtocol?: boolean;
   progressInterval: string;
+  retrievalConfig?: string;
+  retrievalConfigKwargs?: string;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -168,6 +171,10 @@ export function runConfigFromOptions(
     solo: options.solo ? true : undefined,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     resultsPath,
+    retrievalConfig: options.retrievalConfig ?? null,
+    retrievalConfigKwargs: options.retrievalConfigKwargs
+      ? parseJsonObjectOption("--retrieval-config-kwargs", options.retrievalConfigKwargs)
+      : null,
     resumeCommand: resumeCommandFor(io.argv, resultsPath, {
       launcher: io.viaNpx ? "npx tau" : io.script ? `node ${shellQuote(io.script)}` : "tau",
     }),
@@ -191,20 +198,27 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
       roles.push(judgeRole(options.judge === undefined ? "--judge-llm" : "--judge"));
     return roles;
   };
+  const clientOptions = {
+    ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
+    ...(priceTable ? { priceTable } : {}),
+    promptCache: options.promptCache,
+  };
   const outcome = await executeRun(config, {
     createLlm: (model, onEvent) => {
       try {
         return createLlmClient(model, {
           ...localBaseUrl(model, options.llmBaseUrl),
-          ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
-          ...(priceTable ? { priceTable } : {}),
-          promptCache: options.promptCache,
+          ...clientOptions,
           onEvent,
         });
       } catch (error) {
         throw explainMissingKey(error, model, rolesOf(model));
       }
     },
+    retrievalServices: createRetrievalServices({
+      createLlm: (model) =>
+        createLlmClient(model, { ...localBaseUrl(model, options.llmBaseUrl), ...clientOptions }),
+    }),
     providerKey,
     createProgress: (progress) =>
       createProgressRenderer(progress, { isTty: io.isTty, write: io.stderr, intervalMs: progressIntervalMs }),
@@ -282,6 +296,14 @@ export function registerRunCommand(program: Command): void {
     .option("--solo", "solo mode (normally inferred from the agent)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
+    .option(
+      "--retrieval-config <name>",
+      "banking_knowledge: the agent's knowledge-base tools and policy (default alltools; offline: bm25, bm25_grep, grep_only, no_knowledge, full_kb, golden_retrieval)",
+    )
+    .option(
+      "--retrieval-config-kwargs <json>",
+      'banking_knowledge: overrides such as {"top_k": 5, "grep_top_k": 10, "case_sensitive": false, "reranker_min_score": 5}',
+    )
     .option(
       "--progress-interval <seconds>",
       "seconds between plain progress lines when not on a terminal",
