@@ -1,17 +1,22 @@
 /**
  * The error hierarchy: one base class with ES2022 `cause` and a few subclasses
  * carrying structured fields. The CLI prints `message` as one line; the stack
- * only with `--verbose`.
+ * only with `--verbose`. Known secrets are masked out of every message.
  */
+import { maskSecrets } from "./secrets.ts";
 
 /** Base class of every error taubench raises on purpose. */
 export class TauError extends Error {
   /** Process exit code the CLI uses for this error. */
   readonly exitCode: number;
-  constructor(message: string, options: { cause?: unknown; exitCode?: number } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  /** What to do about it; the CLI prints it after the message and its low-level reason. */
+  readonly hint: string | undefined;
+  constructor(message: string, options: { cause?: unknown; exitCode?: number; hint?: string } = {}) {
+    // Masked before the stack is captured, so neither message nor traceback carries a known key.
+    super(maskSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.exitCode = options.exitCode ?? 1;
+    this.hint = options.hint;
   }
 }
 
@@ -35,7 +40,7 @@ export class FileFormatError extends TauError {
 
 /** The data folder is missing or incomplete. */
 export class DataDirError extends TauError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
+  constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
     super(message, { ...options, exitCode: 2 });
   }
 }

@@ -91,12 +91,13 @@ async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> 
   try {
     response = await fetch(url, { redirect: "follow", ...(signal ? { signal } : {}) });
   } catch (error) {
-    throw new DataDirError(`Cannot download ${url}: ${(error as Error).message}. ${OFFLINE_HINT}`, {
+    throw new DataDirError(`Cannot download ${url}: ${(error as Error).message}`, {
       cause: error,
+      hint: OFFLINE_HINT,
     });
   }
   if (!response.ok)
-    throw new DataDirError(`Cannot download ${url}: HTTP ${response.status}. ${OFFLINE_HINT}`);
+    throw new DataDirError(`Cannot download ${url}: HTTP ${response.status}`, { hint: OFFLINE_HINT });
   return Buffer.from(await response.arrayBuffer());
 }
 
