@@ -56,6 +56,38 @@ export class InfrastructureError extends TauError {
   }
 }
 
+/** System error codes of a failed connection (as opposed to, say, a missing file). */
+const TRANSPORT_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+]);
+
+/**
+ * Whether an error is a failure of the infrastructure rather than of the code
+ * that threw it: an {@link InfrastructureError} (the LLM layer's errors among
+ * them) or a transport failure (fetch's "fetch failed", a reset connection),
+ * anywhere in its `cause` chain.
+ */
+export function isInfrastructureFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 10; depth++) {
+    if (current instanceof InfrastructureError) return true;
+    if (current instanceof TypeError && /^(fetch failed|terminated)$/.test(current.message)) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (TRANSPORT_CODES.has(code) || code.startsWith("UND_ERR"))) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /** Formats a zod issue path like `tasks[3].evaluation_criteria.actions[0].name`. */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
   let out = "";
