@@ -51,16 +51,14 @@ describe("tau data pull from an unreachable URL", () => {
       );
     const refused = tau(url);
     expect(refused.status).toBe(2);
-    // The reason, then what to do offline (naming --url and TAU_DATA_DIR), all on one line.
-    const line = refused.stderr.trim();
-    expect(line.split("\n")).toHaveLength(1);
-    expect(
-      line.startsWith(`tau: Cannot download ${url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${port}). `),
-    ).toBe(true);
-    expect(line).toMatch(/Without network access, .*--url FILE\.tar\.gz.*TAU_DATA_DIR/);
+    const hint = `. Without network access, fetch the release archive some other way and pass it with --url`;
+    expect(refused.stderr.trim()).toMatch(/^tau: [^\n]+$/);
+    expect(refused.stderr.trim()).toContain(
+      `tau: Cannot download ${url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${port})${hint}`,
+    );
     // fetch refuses some ports itself; that reason has no system code but is shown all the same.
-    expect(tau("http://127.0.0.1:1/data.tar.gz").stderr.trim()).toMatch(
-      /^tau: Cannot download http:\/\/127\.0\.0\.1:1\/data\.tar\.gz: fetch failed \(bad port\)\. Without network/,
+    expect(tau("http://127.0.0.1:1/data.tar.gz").stderr.trim()).toContain(
+      `tau: Cannot download http://127.0.0.1:1/data.tar.gz: fetch failed (bad port)${hint}`,
     );
   });
 });

@@ -48,7 +48,7 @@ export function reportError(error: unknown, verbose: boolean): number {
   if (verbose) {
     console.error(error);
   } else if (error instanceof TauError) {
-    console.error(`tau: ${error.message}${systemCauseDetail(error)}${error.hint ? `. ${error.hint}` : ""}`);
+    console.error(`tau: ${error.message}${systemCauseDetail(error)}`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     console.error(`tau: unexpected error: ${message.split("\n")[0]} (run with --verbose for details)`);

@@ -9,14 +9,11 @@ import { maskSecrets } from "./secrets.ts";
 export class TauError extends Error {
   /** Process exit code the CLI uses for this error. */
   readonly exitCode: number;
-  /** What to do about it; the CLI prints it after the message and its low-level reason. */
-  readonly hint: string | undefined;
-  constructor(message: string, options: { cause?: unknown; exitCode?: number; hint?: string } = {}) {
+  constructor(message: string, options: { cause?: unknown; exitCode?: number } = {}) {
     // Masked before the stack is captured, so neither message nor traceback carries a known key.
     super(maskSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.exitCode = options.exitCode ?? 1;
-    this.hint = options.hint;
   }
 }
 
@@ -40,7 +37,7 @@ export class FileFormatError extends TauError {
 
 /** The data folder is missing or incomplete. */
 export class DataDirError extends TauError {
-  constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
+  constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, { ...options, exitCode: 2 });
   }
 }
@@ -49,10 +46,19 @@ export class DataDirError extends TauError {
 export class InfrastructureError extends TauError {
   readonly isRetryable: boolean;
   readonly taskId: string | undefined;
-  constructor(message: string, options: { cause?: unknown; isRetryable?: boolean; taskId?: string } = {}) {
+  /**
+   * The failure would repeat for every simulation (rejected credentials): the runner stops the run,
+   * keeps what finished and prints the resume command instead of recording each task as failed.
+   */
+  readonly stopsRun: boolean;
+  constructor(
+    message: string,
+    options: { cause?: unknown; isRetryable?: boolean; taskId?: string; stopsRun?: boolean } = {},
+  ) {
     super(message, options);
     this.isRetryable = options.isRetryable ?? true;
     this.taskId = options.taskId;
+    this.stopsRun = options.stopsRun ?? false;
   }
 }
 
@@ -86,6 +92,14 @@ export function isInfrastructureFailure(error: unknown): boolean {
     current = current.cause;
   }
   return false;
+}
+
+/** The error (the thrown one or one of its causes) that asks the runner to stop the whole run, if any. */
+export function runStoppingError(error: unknown): InfrastructureError | null {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof InfrastructureError && e.stopsRun) return e;
+  }
+  return null;
 }
 
 /** Formats a zod issue path like `tasks[3].evaluation_criteria.actions[0].name`. */

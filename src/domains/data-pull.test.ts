@@ -152,8 +152,8 @@ describe("tau data pull", () => {
     }).catch((e) => e);
     expect(error).toBeInstanceOf(DataDirError);
     expect(error.message).toMatch(/^Cannot download http:\/\/127\.0\.0\.1:9\/release\.tar\.gz: /);
-    expect(error.hint).toContain("--url FILE.tar.gz");
-    expect(error.hint).toContain("TAU_DATA_DIR");
+    expect(error.message).toContain("--url FILE.tar.gz");
+    expect(error.message).toContain("TAU_DATA_DIR");
   });
 
   it("verifies a folder: missing files and changed files are named", async () => {

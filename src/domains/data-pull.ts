@@ -91,13 +91,16 @@ async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> 
   try {
     response = await fetch(url, { redirect: "follow", ...(signal ? { signal } : {}) });
   } catch (error) {
-    throw new DataDirError(`Cannot download ${url}: ${(error as Error).message}`, {
+    // Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, bad port) is its cause,
+    // and it belongs before the hint.
+    const cause = (error as Error).cause;
+    const reason = cause instanceof Error ? ` (${cause.message.split("\n")[0]})` : "";
+    throw new DataDirError(`Cannot download ${url}: ${(error as Error).message}${reason}. ${OFFLINE_HINT}`, {
       cause: error,
-      hint: OFFLINE_HINT,
     });
   }
   if (!response.ok)
-    throw new DataDirError(`Cannot download ${url}: HTTP ${response.status}`, { hint: OFFLINE_HINT });
+    throw new DataDirError(`Cannot download ${url}: HTTP ${response.status}. ${OFFLINE_HINT}`);
   return Buffer.from(await response.arrayBuffer());
 }
 

@@ -40,14 +40,14 @@ export function applyInitialState(env: Environment, task: Task): void {
 
 /** Builds the gold environment of a task and runs its expected actions (no hashing: grading needs only the end state). */
 export function buildGoldEnvironment(domain: Domain, task: Task): { env: Environment; steps: GoldStep[] } {
-  const env = domain.makeEnvironment({ soloMode: false });
+  const env = domain.makeEnvironment({ soloMode: false, task });
   applyInitialState(env, task);
   return { env, steps: runGoldActions(env, task) };
 }
 
 /** Builds the gold environment of a task and runs its expected actions, recording the hashes before them. */
 export function replayGold(domain: Domain, task: Task): GoldReplay {
-  const env = domain.makeEnvironment({ soloMode: false });
+  const env = domain.makeEnvironment({ soloMode: false, task });
   applyInitialState(env, task);
   const initialAgentDbHash = env.getDbHash();
   const initialUserDbHash = env.getUserDbHash();

@@ -28,6 +28,8 @@ export interface LlmRequest {
   args?: Record<string, unknown>;
   /** Label of the call site (`agent`, `user`, `nl_assertions_eval`) for logs and accounting. */
   callName?: string;
+  /** Extra HTTP headers for this call (an agent service reads the simulation id from them). */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 

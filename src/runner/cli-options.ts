@@ -40,6 +40,17 @@ export function parseNumberOption(
   return n;
 }
 
+/** A fraction flag value: strictly between 0 and 1 (`--alpha`, `--power`), or up to 1 with `allowOne` (`--effect`). */
+export function parseFractionOption(flag: string, value: string | number, allowOne = false): number {
+  const text = String(value).trim();
+  const n = text === "" ? Number.NaN : Number(text);
+  if (!(n > 0 && (allowOne ? n <= 1 : n < 1)))
+    throw new UsageError(
+      `${flag} must be a number between 0 and 1${allowOne ? " (1 included)" : ""}, got '${text}'`,
+    );
+  return n;
+}
+
 /** A JSON object flag value (`--agent-llm-args`); it replaces the default dict wholesale, as upstream. */
 export function parseJsonObjectOption(flag: string, text: string): Record<string, unknown> {
   let value: unknown;

@@ -100,6 +100,8 @@ export interface RunOutcome {
   resultsPath: string;
   checkpointPath: string;
   interrupted: boolean;
+  /** The error that stopped the run before its end (e.g. a rejected API key); null when none did. */
+  stoppedBy: Error | null;
   /** Every simulation of the run (resumed ones included), without transcripts. */
   simulations: SimulationRun[];
   tasks: Task[];
@@ -197,7 +199,7 @@ export function planRun(config: RunConfig, log: (line: string) => void = () => {
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
   const seeds = trialSeeds(config.seed, config.numTrials);
-  const agentLlm = agent.needsLlm ? config.agentLlm : null;
+  const agentLlm = agent.origin ? (agent.origin.llm ?? null) : agent.needsLlm ? config.agentLlm : null;
   const userLlm = user.needsLlm ? config.userLlm : null;
   const needsJudge = tasksNeedJudge(tasks);
   const fingerprint: RunFingerprint = {
@@ -239,9 +241,15 @@ export function planRun(config: RunConfig, log: (line: string) => void = () => {
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
       prompt_hashes: promptHashes(config.dataDir, domain, tasks, agent.instructions, user.needsLlm, soloMode),
+      ...(agent.origin ? { agent: agentOriginRecord(agent.origin) } : {}),
     }),
   });
   return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge };
+}
+
+/** The adapter and endpoint of an agent that is not one of ours, as recorded in `info.taubench.agent`. */
+function agentOriginRecord(origin: NonNullable<AgentDefinition["origin"]>): Record<string, string> {
+  return { adapter: origin.adapter, ...(origin.endpoint ? { endpoint: origin.endpoint } : {}) };
 }
 
 /** Lines naming the settings that differ between a stored run and this one. */
@@ -431,6 +439,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     const guidelinesDir = join(config.dataDir, "user_simulator");
 
     const runSimulation = async (unit: WorkUnit, signal: AbortSignal) => {
+      const simulationId = randomUUID();
       const userTools = userToolsFor(plan.domain, template, unit.task);
       const agent = plan.agent.create({
         domainName: plan.domain.name,
@@ -440,6 +449,9 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         soloMode: plan.soloMode,
         llm: agentLlm,
         llmArgs: { ...config.agentLlmArgs },
+        onLlmEvent,
+        simulationId,
+        trial: unit.trial,
       });
       const user = plan.user.create({
         domainName: plan.domain.name,
@@ -462,6 +474,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         timeoutMs: config.timeoutMs,
         judge,
         enforceCommunicationProtocol: config.enforceCommunicationProtocol,
+        simulationId,
         signal,
       });
     };
@@ -536,6 +549,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       resultsPath: config.resultsPath,
       checkpointPath,
       interrupted: batch.interrupted,
+      stoppedBy: batch.stoppedBy,
       simulations: [...all.values()],
       tasks: allTasks,
       info: outcomeInfo,

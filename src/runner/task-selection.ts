@@ -11,6 +11,8 @@ export interface TaskSource {
   readonly name: string;
   tasks(): readonly Task[];
   splits(): TaskSplits | null;
+  /** Every split name selects all tasks (the domain's loader ignores it). */
+  readonly ignoresSplitName?: boolean;
 }
 
 /** The user's choice of tasks. */
@@ -47,7 +49,7 @@ export function splitOption(options: { split?: string; taskSplitName?: string })
 export function selectTasks(source: TaskSource, selection: TaskSelection): Task[] {
   const all = source.tasks();
   let tasks: Task[] = [...all];
-  if (selection.split !== null) {
+  if (selection.split !== null && !source.ignoresSplitName) {
     const splits = source.splits();
     // A domain without a split file has only its full task list; accept the default name for it.
     if (splits !== null) {

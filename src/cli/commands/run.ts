@@ -164,7 +164,7 @@ export function runConfigFromOptions(
   };
 }
 
-/** Runs `tau run` and returns the exit code (0, or 130 after Ctrl-C). */
+/** Runs `tau run` and returns the exit code (0; 1 when an error stopped the run; 130 after Ctrl-C). */
 export async function runCommand(options: RunCommandOptions, io: RunCommandIo): Promise<number> {
   const config = runConfigFromOptions(options, io);
   const priceTable: PriceTable | undefined = options.priceTable
@@ -205,6 +205,13 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
   io.stdout("");
   io.stdout(`Results: ${outcome.resultsPath}`);
   io.stdout(`Checkpoint: ${outcome.checkpointPath}`);
+  if (outcome.stoppedBy) {
+    io.stderr(`tau: ${outcome.stoppedBy.message}`);
+    io.stderr(
+      `Stopped the run: this error would repeat for every simulation. ${outcome.ranNow} simulation(s) finished in this session are saved. Fix the cause, then resume with:\n  ${config.resumeCommand}`,
+    );
+    return 1;
+  }
   if (outcome.interrupted) {
     io.stderr(
       `Interrupted: ${outcome.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${config.resumeCommand}`,
