@@ -238,8 +238,13 @@ export function renderTrajectory(simulation: SimulationRun, options: { maxToolCh
       lines.push(`Not evaluated: ${notEvaluated.join(", ")}`);
     const note = reward.info?.note;
     if (typeof note === "string") lines.push(`Note: ${note}`);
-  } else if (simulation.info?.error) {
-    lines.push(`Error (${String(simulation.info.error_type ?? "error")}): ${String(simulation.info.error)}`);
+  }
+  // An infrastructure error, or the exception of a participant that ended the episode (agent_error).
+  if (simulation.info?.error) {
+    const by = simulation.info.raised_by ? ` raised by the ${String(simulation.info.raised_by)}` : "";
+    lines.push(
+      `Error (${String(simulation.info.error_type ?? "error")}${by}): ${String(simulation.info.error)}`,
+    );
   }
   lines.push("");
   for (const message of simulation.messages) lines.push(renderMessage(message, options.maxToolChars ?? 500));
