@@ -215,9 +215,11 @@ function configured(
 
 function load(dataDir: string): Domain {
   const dir = join(dataDir, "domains", NAME);
+  // The DB is read now, like every domain's; the knowledge base, its indexes and the texts on first use.
+  const db = readDb(join(dir, "db.json"), TransactionalDb);
   const shared: Shared = {
     dir,
-    db: lazy(() => readDb(join(dir, "db.json"), TransactionalDb)),
+    db: () => db,
     texts: lazy(() => loadBankingTexts(dataDir)),
     kb: lazy(() => knowledgeBase(join(dir, "documents"))),
     tasks: lazy(() => readTaskFolder(join(dir, "tasks"))),
