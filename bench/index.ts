@@ -21,6 +21,7 @@ import {
 } from "./harness.ts";
 import { runnerBench } from "./runner-throughput.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
+import { viewerBench } from "./viewer.ts";
 
 /** Every benchmark module, in the order they run. Add new modules here. */
 export const MODULES: readonly BenchModule[] = [
@@ -28,6 +29,7 @@ export const MODULES: readonly BenchModule[] = [
   bankingRetrievalBench,
   telecomGeneratorBench,
   runnerBench,
+  viewerBench,
 ];
 
 function option(args: string[], name: string): string | undefined {

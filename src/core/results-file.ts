@@ -20,6 +20,7 @@ import { basename, dirname, join } from "node:path";
 import { FileFormatError } from "./errors.ts";
 import { type PyValue, pyDumps } from "./py-json.ts";
 import { parseOrThrow, readPyJson } from "./read-files.ts";
+import { maskSecrets } from "./secrets.ts";
 import {
   buildSimulationIndex,
   RESULTS_FORMAT_VERSION,
@@ -116,7 +117,7 @@ function temporaryPathFor(path: string): string {
 function writeAtomically(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const temporary = temporaryPathFor(path);
-  writeFileSync(temporary, text, "utf8");
+  writeFileSync(temporary, maskSecrets(text), "utf8");
   renameSync(temporary, path);
 }
 
@@ -229,16 +230,17 @@ export async function writeResultsStream(
   const handle = await open(temporary, "w");
   let count = 0;
   try {
-    let pending = prefix;
+    // Secrets are masked per piece; a piece is a whole value, so no key is cut in two.
+    let pending = maskSecrets(prefix);
     for await (const simulation of simulations) {
-      pending += `${count === 0 ? "[" : ","}\n    ${simulationItemText(simulation)}`;
+      pending += `${count === 0 ? "[" : ","}\n    ${maskSecrets(simulationItemText(simulation))}`;
       count++;
       if (pending.length >= STREAM_CHUNK_CHARS) {
         await handle.write(pending, null, "utf8");
         pending = "";
       }
     }
-    pending += `${count === 0 ? "[]" : "\n  ]"}${suffix}`;
+    pending += `${count === 0 ? "[]" : "\n  ]"}${maskSecrets(suffix)}`;
     await handle.write(pending, null, "utf8");
     await handle.close();
   } catch (error) {

@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import { z } from "zod";
 import { FileFormatError } from "../core/errors.ts";
 import { nowIso, PyNumber, ToolCall, Usage } from "../core/messages.ts";
+import { maskSecrets } from "../core/secrets.ts";
 import { PyFloat, parsePyJson, pyDumps, toPlain } from "../core/py-json.ts";
 import type { LlmEventListener } from "./events.ts";
 import { providerKey } from "./model-id.ts";
@@ -124,7 +125,7 @@ export class ResponseCache {
       reasoning: response.reasoning ?? null,
       generation_time_seconds: response.generationTimeSeconds ?? null,
     };
-    this.putStatement.run(key, model, nowIso(), pyDumps(canonical(record)));
+    this.putStatement.run(key, model, nowIso(), maskSecrets(pyDumps(canonical(record))));
   }
 
   /** Number of stored responses. */

@@ -25,6 +25,7 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import { FileFormatError, formatIssuePath } from "../core/errors.ts";
 import { parsePyJson, pyDumps } from "../core/py-json.ts";
+import { maskSecrets } from "../core/secrets.ts";
 import { simulationToPy } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
@@ -294,8 +295,12 @@ export class CheckpointWriter {
   }
 }
 
-/** Serializes a record as its checkpoint line (without the newline); exported for fixtures and tools. */
+/** Serializes a record as its checkpoint line (without the newline, known secrets masked); exported for fixtures and tools. */
 export function formatCheckpointLine(record: CheckpointRecord): string {
+  return maskSecrets(checkpointLineText(record));
+}
+
+function checkpointLineText(record: CheckpointRecord): string {
   switch (record.kind) {
     case "run":
       return pyDumps(record);

@@ -15,7 +15,7 @@ import type { LlmClient } from "../llm/types.ts";
 import type { RunProgress } from "./progress.ts";
 import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../testing/run-config.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
-import { renderSummary } from "./summary.ts";
+import { renderSummary, renderTrajectory } from "./summary.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 
@@ -48,6 +48,25 @@ registerAgent({
       throw new InfrastructureError(`injected failure for ${ctx.task.id}`);
     }
     return new ReplayAgent(ctx.task, { solo: false });
+  },
+});
+
+// An agent with a bug in its own code on one task (its second turn), otherwise `replay`.
+registerAgent({
+  name: "buggy_replay_for_tests",
+  description: "test only",
+  soloMode: false,
+  needsLlm: false,
+  create: (ctx) => {
+    const replay = new ReplayAgent(ctx.task, { solo: false });
+    if (ctx.task.id !== "update_task_1") return replay;
+    let turns = 0;
+    return Object.assign(Object.create(replay), {
+      generate: (...args: Parameters<ReplayAgent["generate"]>) => {
+        if (++turns === 2) throw new TypeError("agent bug: undefined is not a function");
+        return replay.generate(...args);
+      },
+    });
   },
 });
 
@@ -109,6 +128,30 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     // Concurrency and retry settings do not matter.
     const ok = await executeRun({ ...run, maxConcurrency: 1, maxRetries: 0 }, offline);
     expect(ok.ranNow).toBe(0);
+  });
+
+  it("an exception in an agent's own code is that agent's failure: agent_error, scored 0, in pass^k, not re-run", async () => {
+    const run = config({
+      agent: "buggy_replay_for_tests",
+      maxRetries: 3,
+      taskIds: ["create_task_1", "update_task_1"],
+    });
+    const outcome = await executeRun(run, offline);
+    const byTask = new Map(outcome.simulations.map((s) => [s.task_id, s]));
+    const failed = byTask.get("update_task_1")!;
+    expect(failed.termination_reason).toBe("agent_error");
+    expect(failed.reward_info?.reward).toBe(0);
+    expect(byTask.get("create_task_1")?.reward_info?.reward).toBe(1);
+    const metrics = computeMetrics(outcome.simulations);
+    expect(metrics.infraErrorCount).toBe(0);
+    expect(metrics.passHatK[0]).toBe(0.5);
+    expect(renderSummary(outcome)).not.toContain("simulation re-runs");
+    // A resume keeps it: it is a finished simulation, not an infrastructure error to re-run.
+    expect((await executeRun(run, offline)).ranNow).toBe(0);
+    const saved = readResultsFile(run.resultsPath).simulations.find((s) => s.task_id === "update_task_1")!;
+    expect(saved.info).toMatchObject({ error: "agent bug: undefined is not a function", raised_by: "agent" });
+    const shown = renderTrajectory(saved);
+    expect(shown).toContain("Error (TypeError raised by the agent): agent bug: undefined is not a function");
   });
 
   it("retries whole simulations, records infrastructure errors, and re-runs them on resume", async () => {

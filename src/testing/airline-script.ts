@@ -31,7 +31,7 @@ export const AIRLINE_CLOSING =
 export const AIRLINE_REQUEST =
   "Hi, I'm James Patel (james_patel_9828). Please downgrade everyone on GV1N64 to basic economy.";
 
-/** `right`: the expected write (reward 1.0); `wrong`: the same call with another cabin (reward 0.0). */
+/** `right`: the expected write (reward 1.0); `wrong`: a write that succeeds but is not asked for, a cancellation (reward 0.0). */
 export type AirlineScriptVariant = "right" | "wrong";
 
 /** The tool calls the scripted agent makes, in order. */
@@ -40,10 +40,9 @@ export function airlineScriptCalls(
 ): { name: string; arguments: Record<string, unknown> }[] {
   return [
     { name: "get_reservation_details", arguments: { reservation_id: "GV1N64" } },
-    {
-      name: "update_reservation_flights",
-      arguments: { ...AIRLINE_DOWNGRADE, cabin: variant === "right" ? "basic_economy" : "economy" },
-    },
+    variant === "right"
+      ? { name: "update_reservation_flights", arguments: { ...AIRLINE_DOWNGRADE } }
+      : { name: "cancel_reservation", arguments: { reservation_id: "GV1N64" } },
   ];
 }
 

@@ -5,6 +5,8 @@ import { registerDataCommand } from "./data.ts";
 import { registerDomainsCommand } from "./domains.ts";
 import { registerEvaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { registerExportCommand } from "./export.ts";
+import { registerMcpCommand } from "./mcp.ts";
+import { registerPlanCommand } from "./plan.ts";
 import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
@@ -22,7 +24,9 @@ export function registerCommands(program: Command): void {
   registerExportCommand(program);
   registerEvaluateTrajsCommand(program);
   registerCompareCommand(program);
+  registerPlanCommand(program);
   registerDataCommand(program);
   registerTelecomCommand(program);
+  registerMcpCommand(program);
   registerToolCommand(program);
 }

@@ -8,7 +8,8 @@
  */
 import { basename, isAbsolute, relative } from "node:path";
 import type { Command } from "commander";
-import { getAgentDefinition } from "../../agents/registry.ts";
+import { getAgentDefinition, registerAgent } from "../../agents/registry.ts";
+import { urlAgentFromFlags } from "../agent-flags.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { createLlmClient, loadPriceTable, type PriceTable, providerKey } from "../../llm/index.ts";
 import { localBaseUrl } from "../llm-options.ts";
@@ -49,6 +50,9 @@ export interface RunCommandOptions {
   timeout?: string;
   saveTo?: string;
   agent: string;
+  agentUrl?: string;
+  agentA2a?: string;
+  agentTimeout?: string;
   user: string;
   agentLlm: string;
   userLlm: string;
@@ -110,6 +114,12 @@ export function runConfigFromOptions(
   io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx" | "script">,
 ): RunConfig {
   const dataDir = resolveDataDir(options.dataDir);
+  // An agent behind a URL is registered under its adapter's name and runs as that agent.
+  const urlAgent = urlAgentFromFlags(options, process.env);
+  if (urlAgent) {
+    registerAgent(urlAgent);
+    options = { ...options, agent: urlAgent.name };
+  }
   const agentLlm = parseModelOption("--agent-llm", options.agentLlm);
   const userLlm = parseModelOption("--user-llm", options.userLlm);
   const judgeText = options.judge ?? options.judgeLlm;
@@ -264,6 +274,12 @@ export function registerRunCommand(program: Command): void {
       "run name (saved under ./runs/NAME/) or a results path ending in .json; an existing run there is resumed, an upstream results.json included (backed up to .bak)",
     )
     .option("--agent <name>", "agent implementation", "llm_agent")
+    .option(
+      "--agent-url <base-url>",
+      "an agent service speaking OpenAI Chat Completions (docs/agent-protocol.md)",
+    )
+    .option("--agent-a2a <url>", "an agent speaking A2A (docs/agent-protocol.md)")
+    .option("--agent-timeout <seconds>", "limit per call to a --agent-url / --agent-a2a agent", "600")
     .option("--user <name>", "user implementation", "user_simulator")
     .option("--agent-llm <provider/model>", "agent model", DEFAULT_LLM)
     .option("--user-llm <provider/model>", "user simulator model", DEFAULT_LLM)
