@@ -10,7 +10,16 @@
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -82,6 +91,30 @@ const TSCONFIG = {
   include: ["*.ts"],
   exclude: ["agent.ts"],
 };
+
+/** Every package name that an installed package lists as a dependency, optional or peer. */
+function productionNeeds(modules: string): Set<string> {
+  const needs = new Set<string>();
+  const visit = (folder: string) => {
+    for (const entry of readdirSync(folder)) {
+      if (entry.startsWith(".")) continue;
+      const path = join(folder, entry);
+      if (entry.startsWith("@")) {
+        visit(path);
+        continue;
+      }
+      const manifest = join(path, "package.json");
+      if (!existsSync(manifest)) continue;
+      const json = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, Record<string, string>>;
+      for (const field of ["dependencies", "optionalDependencies", "peerDependencies"])
+        for (const name of Object.keys(json[field] ?? {})) needs.add(name);
+      const nested = join(path, "node_modules");
+      if (existsSync(nested)) visit(nested);
+    }
+  };
+  visit(modules);
+  return needs;
+}
 
 interface Run {
   status: number | null;
@@ -172,8 +205,13 @@ describe("the npm package", () => {
     expect(existsSync(join(installed, "dist", "index.js"))).toBe(true);
     expect(existsSync(join(installed, "dist", "index.d.ts"))).toBe(true);
     expect(existsSync(join(installed, "src"))).toBe(false);
-    for (const dev of Object.keys(pkg.devDependencies))
+    // A dev dependency may be installed only because a production dependency needs it
+    // (express, for the MCP SDK's HTTP transport).
+    const needed = productionNeeds(join(project, "node_modules"));
+    for (const dev of Object.keys(pkg.devDependencies).filter((name) => !needed.has(name)))
       expect(existsSync(join(project, "node_modules", dev)), dev).toBe(false);
+    expect(existsSync(join(project, "node_modules", "vitest"))).toBe(false);
+    expect(existsSync(join(project, "node_modules", "typescript"))).toBe(false);
     const version = tau(["--version"]);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout.trim()).toBe(pkg.version);

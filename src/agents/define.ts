@@ -1,7 +1,7 @@
 /** `defineAgent`: the checked, typed way to write an agent definition (for modules and library callers). */
 import { checkDefinition } from "../core/definition.ts";
 import type { Task } from "../core/task.ts";
-import type { AgentContext, AgentDefinition } from "./registry.ts";
+import type { AgentContext, AgentDefinition, AgentOrigin } from "./registry.ts";
 import type { Agent } from "./types.ts";
 
 /** What {@link defineAgent} takes: a definition whose flags may be left out (they default to false). */
@@ -16,6 +16,8 @@ export interface AgentDefinitionInput<Options = Record<string, unknown>> {
   soloMode?: boolean;
   instructions?: string;
   taskFilter?: (task: Task) => boolean;
+  /** Set by adapters (AI SDK, URL agents): the adapter, its model and endpoint, recorded in results. */
+  origin?: AgentOrigin;
   parseOptions?(options: Record<string, unknown>): Options;
   create(ctx: AgentContext<Options>): Agent;
 }
@@ -24,6 +26,7 @@ const AGENT_FIELDS = {
   booleans: ["needsLlm", "soloMode"],
   strings: ["instructions"],
   functions: ["taskFilter", "parseOptions"],
+  objects: ["origin"],
 } as const;
 
 /**
@@ -35,7 +38,7 @@ export function defineAgent<Options = Record<string, unknown>>(
   definition: AgentDefinitionInput<Options>,
 ): AgentDefinition<Options> {
   checkDefinition("agent", definition, AGENT_FIELDS);
-  const { parseOptions, taskFilter, instructions, version } = definition;
+  const { parseOptions, taskFilter, instructions, version, origin } = definition;
   return {
     name: definition.name,
     ...(version !== undefined ? { version } : {}),
@@ -43,6 +46,7 @@ export function defineAgent<Options = Record<string, unknown>>(
     needsLlm: definition.needsLlm ?? false,
     soloMode: definition.soloMode ?? false,
     ...(instructions !== undefined ? { instructions } : {}),
+    ...(origin ? { origin } : {}),
     ...(taskFilter ? { taskFilter: (task: Task) => taskFilter.call(definition, task) } : {}),
     ...(parseOptions ? { parseOptions: (options) => parseOptions.call(definition, options) } : {}),
     create: (ctx) => definition.create(ctx),

@@ -2,6 +2,7 @@
 import { UsageError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
+import type { LlmEventListener } from "../llm/events.ts";
 import type { LlmClient } from "../llm/types.ts";
 import {
   createGoldPlanAgent,
@@ -37,6 +38,18 @@ export interface AgentContext<Options = Record<string, unknown>> {
   seed: number;
   /** `--agent-options` (or `agentOptions` of the library), after the definition's `parseOptions`. */
   options: Options;
+  /** The run's accounting of model calls (usage, cost, retries); agents that build their own client report here. */
+  onLlmEvent?: LlmEventListener;
+}
+
+/** What the results record about an agent that brings its own model or lives behind a URL. */
+export interface AgentOrigin {
+  /** How taubench talks to it: `ai-sdk`, `openai-agents`, `chat-completions`, `a2a`. */
+  adapter: string;
+  /** The model, as `provider/model`, when the agent says which (recorded as `agent_info.llm`). */
+  llm?: string | null;
+  /** The agent's URL, without credentials. */
+  endpoint?: string;
 }
 
 /** An agent implementation: its metadata and the factory the runner calls once per episode. */
@@ -53,6 +66,8 @@ export interface AgentDefinition<Options = Record<string, unknown>> {
   instructions?: string;
   /** Tasks the agent can run; others are skipped (upstream registry task filter). */
   taskFilter?: (task: Task) => boolean;
+  /** Set by adapters (AI SDK, URL agents): recorded in results instead of `--agent-llm`. */
+  origin?: AgentOrigin;
   /** Checks (and may convert) the options once, before any simulation; a throw stops the run with its message. */
   parseOptions?(options: Record<string, unknown>): Options;
   create(ctx: AgentContext<Options>): Agent;

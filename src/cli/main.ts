@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { TauError } from "../core/errors.ts";
+import { hasSecrets, maskSecrets, registerSecretsFromEnv, registerUrlCredentials } from "../core/secrets.ts";
 import { packageVersion } from "../core/version.ts";
 import { registerCommands } from "./commands/index.ts";
 
@@ -56,8 +57,27 @@ export function reportError(error: unknown, verbose: boolean): number {
   return error instanceof TauError ? error.exitCode : 1;
 }
 
+/**
+ * Passes everything written to a stream through {@link maskSecrets}: progress lines, summaries,
+ * error lines and `--verbose` stacks never show a known key, whatever printed them.
+ */
+export function maskStream(stream: NodeJS.WritableStream): void {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (!hasSecrets() || (typeof chunk !== "string" && !(chunk instanceof Uint8Array)))
+      return write(chunk, ...rest);
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    return write(maskSecrets(text), ...rest);
+  }) as typeof stream.write;
+}
+
 /** Entry point used by bin/tau.js. */
 export async function main(argv: string[]): Promise<void> {
+  registerSecretsFromEnv(process.env);
+  // `--llm-base-url https://user:key@host/…` (or `--flag=URL`): its credentials are secrets too.
+  for (const arg of argv) registerUrlCredentials(arg.replace(/^--[\w-]+=/, ""));
+  maskStream(process.stdout);
+  maskStream(process.stderr);
   // `tau view … | head` closes the pipe early: that is not an error.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0);

@@ -34,6 +34,20 @@ describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
     expect(result.status, result.stderr).toBe(0);
     const golden = readFileSync(join(dataDir!, "..", "golden-sample", "mock.jsonl"), "utf8");
     expect(readFileSync(out, "utf8")).toBe(golden);
+    const piped = tau(["replay", "--domain", "mock", "--output", "-", "--data-dir", dataDir!]);
+    expect(piped.status, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe(golden);
+    expect(piped.stderr).toMatch(/^Replayed 10 tasks of mock .* → stdout\n$/);
+  });
+
+  it("takes the split as --split or --task-split-name, in tau tasks too", () => {
+    const viaTasks = tau(["tasks", "--domain", "airline", "--task-split-name", "test"]);
+    expect(viaTasks.status, viaTasks.stderr).toBe(0);
+    expect(viaTasks.stderr).toBe("20 tasks\n");
+    expect(viaTasks.stdout.split("\n")[0]).toMatch(/^\S+\tDB\+COMMUNICATE\t\d+ actions?$/);
+    const clash = tau(["tasks", "--domain", "airline", "--split", "test", "--task-split-name", "train"]);
+    expect(clash.status).toBe(2);
+    expect(clash.stderr).toContain("--split 'test' and --task-split-name 'train' name different splits");
   });
 
   it.each(["airline", "retail", "telecom"])(
@@ -56,6 +70,21 @@ describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
       for (const [index, line] of golden.entries()) expect(written.get(ids[index]!)).toBe(line);
     },
   );
+
+  it("writes banking_knowledge's golden-sample tasks byte for byte with upstream's texts", () => {
+    const golden = readFileSync(join(dataDir!, "..", "golden-sample", "banking_knowledge.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    const ids = golden.map((line) => (JSON.parse(line) as { id: string }).id);
+    const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), "banking.jsonl");
+    const env = { TAU_UPSTREAM_SRC: join(dataDir!, "..", "tau2-src") };
+    const result = tau(
+      ["replay", "--domain", "banking_knowledge", "--task-ids", ...ids, "--output", out],
+      env,
+    );
+    expect(result.status, result.stderr).toBe(0);
+    expect(readFileSync(out, "utf8").trim().split("\n")).toEqual(golden);
+  });
 
   it("filters by split and task ids, and names unknown ids", () => {
     const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), "one.jsonl");

@@ -6,7 +6,13 @@ import type { Message } from "../core/messages.ts";
 import type { Info } from "../core/results.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
-import { computeMetrics, isSuccessful } from "../metrics/index.ts";
+import {
+  compareTaskIds,
+  computeMetrics,
+  describeIntervalMethod,
+  formatLevel,
+  isSuccessful,
+} from "../metrics/index.ts";
 import { formatUsageLine, parseRunUsage } from "../runner/llm-usage.ts";
 
 /** What a summary is computed from. */
@@ -49,14 +55,24 @@ export function renderSummary(input: SummaryInput): string {
   lines.push("");
   lines.push(`Average reward  ${metrics.avgReward === null ? "-" : metrics.avgReward.toFixed(4)}`);
   if (metrics.passHatK.length > 0) {
-    const header = metrics.passHatK.map((_, i) => `k=${i + 1}`.padStart(7)).join("");
-    lines.push(`pass^k         ${header}`);
-    lines.push(`               ${metrics.passHatK.map((v) => v.toFixed(3).padStart(7)).join("")}`);
-    const interval = metrics.passHat1Interval;
-    if (interval)
-      lines.push(
-        `pass^1 95% interval (bootstrap over tasks): [${interval[0].toFixed(3)}, ${interval[1].toFixed(3)}]`,
-      );
+    const row = (label: string, values: readonly number[]) =>
+      `${label.padEnd(15)}${values.map((v) => v.toFixed(3).padStart(7)).join("")}`;
+    lines.push(`pass^k         ${metrics.passHatK.map((_, i) => `k=${i + 1}`.padStart(7)).join("")}`);
+    lines.push(row("", metrics.passHatK));
+    const level = formatLevel(metrics.intervalMethod.level);
+    lines.push(
+      row(
+        `${level} low`,
+        metrics.passHatKIntervals.map(([low]) => low),
+      ),
+    );
+    lines.push(
+      row(
+        `${level} high`,
+        metrics.passHatKIntervals.map(([, high]) => high),
+      ),
+    );
+    lines.push(`intervals: ${describeIntervalMethod(metrics.intervalMethod)}`);
     if (metrics.maxK < info.num_trials)
       lines.push(
         `note: k stops at ${metrics.maxK} because some task has only ${metrics.maxK} evaluated trial(s)`,
@@ -85,15 +101,19 @@ export function renderSummary(input: SummaryInput): string {
   const reasons = new Map<TerminationReason, number>();
   for (const simulation of simulations)
     reasons.set(simulation.termination_reason, (reasons.get(simulation.termination_reason) ?? 0) + 1);
+  // Most frequent first, ties by name: the line does not depend on the order simulations were read.
   lines.push(
     `Termination  ${
       [...reasons]
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
         .filter(([reason]) => reason !== "infrastructure_error")
         .map(([reason, count]) => `${reason} ${count}`)
         .join(" · ") || "-"
     }`,
   );
-  const infra = simulations.filter((s) => s.termination_reason === "infrastructure_error");
+  const infra = simulations
+    .filter((s) => s.termination_reason === "infrastructure_error")
+    .sort((a, b) => compareTaskIds(a.task_id, b.task_id) || (a.trial ?? 0) - (b.trial ?? 0));
   if (infra.length > 0) {
     lines.push("");
     lines.push(`Infrastructure errors (not scored, re-run on resume): ${infra.length}`);
@@ -111,20 +131,19 @@ export function renderSummary(input: SummaryInput): string {
 /** The per-task grid: one row per task, one symbol per trial. */
 export function renderOutcomeGrid(input: SummaryInput): string[] {
   const byTaskTrial = new Map<string, SimulationRun>();
-  const order: string[] = input.tasks.map((task) => task.id);
-  const known = new Set(order);
+  const listed = input.tasks.map((task) => task.id);
+  const known = new Set(listed);
+  // Tasks the run's task list lacks follow it in task-id order (not in the order they were read).
+  const unlisted = new Set<string>();
   for (const simulation of input.simulations) {
-    if (!known.has(simulation.task_id)) {
-      known.add(simulation.task_id);
-      order.push(simulation.task_id);
-    }
+    if (!known.has(simulation.task_id)) unlisted.add(simulation.task_id);
     const key = `${simulation.task_id}\u0000${simulation.trial ?? 0}`;
     const existing = byTaskTrial.get(key);
     // A finished simulation outranks an infrastructure error of the same slot.
     if (!existing || outcomeSymbol(existing) === "!") byTaskTrial.set(key, simulation);
   }
   const ran = new Set(input.simulations.map((simulation) => simulation.task_id));
-  const rows = order.filter((id) => ran.has(id));
+  const rows = [...listed, ...[...unlisted].sort(compareTaskIds)].filter((id) => ran.has(id));
   const trials = Math.max(
     input.info.num_trials,
     ...input.simulations.map((simulation) => (simulation.trial ?? 0) + 1),
@@ -219,8 +238,13 @@ export function renderTrajectory(simulation: SimulationRun, options: { maxToolCh
       lines.push(`Not evaluated: ${notEvaluated.join(", ")}`);
     const note = reward.info?.note;
     if (typeof note === "string") lines.push(`Note: ${note}`);
-  } else if (simulation.info?.error) {
-    lines.push(`Error (${String(simulation.info.error_type ?? "error")}): ${String(simulation.info.error)}`);
+  }
+  // An infrastructure error, or the exception of a participant that ended the episode (agent_error).
+  if (simulation.info?.error) {
+    const by = simulation.info.raised_by ? ` raised by the ${String(simulation.info.raised_by)}` : "";
+    lines.push(
+      `Error (${String(simulation.info.error_type ?? "error")}${by}): ${String(simulation.info.error)}`,
+    );
   }
   lines.push("");
   for (const message of simulation.messages) lines.push(renderMessage(message, options.maxToolChars ?? 500));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkDefinition, DefinitionError } from "./definition.ts";
 import { UsageError } from "./errors.ts";
 
-const FIELDS = { booleans: ["needsLlm"], strings: ["instructions"], functions: ["taskFilter"] };
+const FIELDS = { booleans: ["needsLlm"], strings: ["instructions"], functions: ["taskFilter"], objects: [] };
 const create = () => ({});
 
 function failure(value: unknown): DefinitionError {

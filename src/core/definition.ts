@@ -32,6 +32,8 @@ export interface DefinitionFields {
   booleans: readonly string[];
   strings: readonly string[];
   functions: readonly string[];
+  /** Plain objects (an adapter's `origin`). */
+  objects: readonly string[];
 }
 
 /**
@@ -65,6 +67,11 @@ export function checkDefinition(kind: "agent" | "user", value: unknown, fields: 
   for (const field of fields.functions)
     if (record[field] !== undefined && typeof record[field] !== "function")
       fail(`${field} must be a function (got ${describe(record[field])})`);
+  for (const field of fields.objects) {
+    const value = record[field];
+    if (value !== undefined && (value === null || typeof value !== "object" || Array.isArray(value)))
+      fail(`${field} must be an object (got ${describe(value)})`);
+  }
   const known = new Set(["name", "version", "description", "create", ...Object.values(fields).flat()]);
   const unknown = Object.keys(record).filter((key) => !known.has(key));
   if (unknown.length > 0)

@@ -11,6 +11,7 @@ import { basename, dirname, join } from "node:path";
 import { FileFormatError } from "./errors.ts";
 import { type PyValue, pyDumps } from "./py-json.ts";
 import { parseOrThrow, readPyJson } from "./read-files.ts";
+import { maskSecrets } from "./secrets.ts";
 import {
   buildSimulationIndex,
   RESULTS_FORMAT_VERSION,
@@ -110,7 +111,7 @@ function temporaryPathFor(path: string): string {
 function writeAtomically(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const temporary = temporaryPathFor(path);
-  writeFileSync(temporary, text, "utf8");
+  writeFileSync(temporary, maskSecrets(text), "utf8");
   renameSync(temporary, path);
 }
 
@@ -223,16 +224,17 @@ export async function writeResultsStream(
   const handle = await open(temporary, "w");
   let count = 0;
   try {
-    let pending = prefix;
+    // Secrets are masked per piece; a piece is a whole value, so no key is cut in two.
+    let pending = maskSecrets(prefix);
     for await (const simulation of simulations) {
-      pending += `${count === 0 ? "[" : ","}\n    ${simulationItemText(simulation)}`;
+      pending += `${count === 0 ? "[" : ","}\n    ${maskSecrets(simulationItemText(simulation))}`;
       count++;
       if (pending.length >= STREAM_CHUNK_CHARS) {
         await handle.write(pending, null, "utf8");
         pending = "";
       }
     }
-    pending += `${count === 0 ? "[]" : "\n  ]"}${suffix}`;
+    pending += `${count === 0 ? "[]" : "\n  ]"}${maskSecrets(suffix)}`;
     await handle.write(pending, null, "utf8");
     await handle.close();
   } catch (error) {
@@ -266,23 +268,29 @@ export async function writeResultsDirStream(
   return index;
 }
 
-/** The commit of the taubench checkout the code runs from, or null outside a git checkout. */
-export function sourceGitCommit(): string | null {
-  if (cachedCommit !== undefined) return cachedCommit;
+/**
+ * The commit checked out in `dir`, with `-dirty` when tracked files have
+ * uncommitted changes (as `git describe --dirty` marks it; untracked files do
+ * not count); null outside a git checkout.
+ */
+export function gitCommitOf(dir: string | URL): string | null {
+  const git = (args: string[]) =>
+    execFileSync("git", args, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   try {
-    const cwd = new URL("../../", import.meta.url);
-    // An installed package has no .git of its own; git would report the project it is installed in.
-    if (!existsSync(new URL(".git", cwd))) {
-      cachedCommit = null;
-      return cachedCommit;
-    }
-    cachedCommit = execFileSync("git", ["rev-parse", "HEAD"], {
-      cwd,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
+    const commit = git(["rev-parse", "HEAD"]);
+    const changes = git(["status", "--porcelain", "--untracked-files=no"]);
+    return changes === "" ? commit : `${commit}-dirty`;
   } catch {
-    cachedCommit = null;
+    return null;
+  }
+}
+
+/** The commit of the taubench checkout the code runs from (see {@link gitCommitOf}), read once per process. */
+export function sourceGitCommit(): string | null {
+  if (cachedCommit === undefined) {
+    const root = new URL("../../", import.meta.url);
+    // An installed package has no .git of its own; git would report the project it is installed in.
+    cachedCommit = existsSync(new URL(".git", root)) ? gitCommitOf(root) : null;
   }
   return cachedCommit;
 }

@@ -29,15 +29,15 @@ export interface EpisodeOptions {
   /** NL-assertion judge; null leaves NL_ASSERTION un-evaluated when a task needs it. */
   judge: NlAssertionJudge | null;
   enforceCommunicationProtocol?: boolean;
-  signal?: AbortSignal;
-  /** The simulation's id (default: a random uuid); the runner passes the one its participants were given. */
+  /** The simulation's id (default: a random uuid); the runner gives the agent the same one. */
   simulationId?: string;
+  signal?: AbortSignal;
 }
 
 /** Runs and grades one episode; the returned simulation has `reward_info`, `policy`, `trial` and (from the orchestrator) `seed` set. */
 export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun> {
   const { domain, task, soloMode } = options;
-  const environment = domain.makeEnvironment({ soloMode });
+  const environment = domain.makeEnvironment({ soloMode, task });
   const orchestrator = new Orchestrator({
     environment,
     task,

@@ -25,6 +25,7 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import { FileFormatError, formatIssuePath } from "../core/errors.ts";
 import { parsePyJson, pyDumps } from "../core/py-json.ts";
+import { maskSecrets } from "../core/secrets.ts";
 import { simulationToPy } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
@@ -59,6 +60,9 @@ export const RunFingerprint = z.object({
   /** sha256 of an agent (user) module file: editing the module is a different agent. */
   agent_module_sha256: z.string().optional(),
   user_module_sha256: z.string().optional(),
+  /** banking_knowledge's retrieval config and its kwargs (absent in older checkpoints and other domains). */
+  retrieval_config: z.string().nullable().optional(),
+  retrieval_config_kwargs: z.record(z.string(), z.any()).nullable().optional(),
 });
 export type RunFingerprint = z.infer<typeof RunFingerprint>;
 
@@ -137,8 +141,15 @@ export function parseCheckpointLine(path: string, lineNumber: number, text: stri
       cause: error,
     });
   }
-  const version =
-    raw && typeof raw === "object" && "version" in raw ? (raw as { version: unknown }).version : 0;
+  const kind = raw !== null && typeof raw === "object" ? (raw as { kind?: unknown }).kind : undefined;
+  if (kind !== "run" && kind !== "simulation" && kind !== "session") {
+    // Some other JSON Lines file (a replay output, a log): say so rather than blame a record version.
+    throw new FileFormatError(
+      path,
+      `line ${lineNumber}: not a taubench checkpoint record (no "kind" of run, simulation or session); tau reads the results.jsonl that tau run writes`,
+    );
+  }
+  const version = "version" in (raw as object) ? (raw as { version: unknown }).version : 0;
   if (typeof version !== "number" || version < 1 || version > CHECKPOINT_VERSION) {
     throw new FileFormatError(
       path,
@@ -292,8 +303,12 @@ export class CheckpointWriter {
   }
 }
 
-/** Serializes a record as its checkpoint line (without the newline); exported for fixtures and tools. */
+/** Serializes a record as its checkpoint line (without the newline, known secrets masked); exported for fixtures and tools. */
 export function formatCheckpointLine(record: CheckpointRecord): string {
+  return maskSecrets(checkpointLineText(record));
+}
+
+function checkpointLineText(record: CheckpointRecord): string {
   switch (record.kind) {
     case "run":
       return pyDumps(record);

@@ -39,8 +39,8 @@ describe("runConfigFor", () => {
       new UsageError("numTrials must be an integer ≥ 1, got 0"),
     );
     expect(() => runConfigFor({ domain: "mock", maxConcurrency: 2.5 }, "/data")).toThrow(/maxConcurrency/);
-    expect(() => runConfigFor({ domain: "mock", timeoutMs: -1 }, "/data")).toThrow(
-      "timeoutMs must be a non-negative number, got -1",
+    expect(() => runConfigFor({ domain: "mock", timeoutMs: 0 }, "/data")).toThrow(
+      "timeoutMs must be a positive number of milliseconds (or null), got 0",
     );
   });
 });

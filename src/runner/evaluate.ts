@@ -5,6 +5,7 @@
  * this function like any program.
  */
 import { UsageError } from "../core/errors.ts";
+import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
 import { resolveDataDir } from "../domains/data-dir.ts";
 import { type AgentMetrics, computeMetrics } from "../metrics/index.ts";
 import { createLlmClient } from "../llm/index.ts";
@@ -13,7 +14,7 @@ import { localBaseUrl } from "../llm/local-base-url.ts";
 import { providerKey } from "../llm/model-id.ts";
 import type { PriceTable } from "../llm/prices.ts";
 import type { LlmClient } from "../llm/types.ts";
-import type { RunEventListener } from "./events.ts";
+import { type RunEventListener, safeListener } from "./events.ts";
 import {
   type AgentSpec,
   DEFAULT_LLM,
@@ -24,6 +25,7 @@ import {
   type UserSpec,
 } from "./plan.ts";
 import { executePlan, type RunDependencies, type RunOutcome } from "./run.ts";
+import { createRetrievalServices } from "./retrieval-services.ts";
 import type { LlmFactory, ModelUse } from "./run-clients.ts";
 import { defaultRunName, resolveResultsPath } from "./run-paths.ts";
 
@@ -91,6 +93,12 @@ export interface EvaluationOptions {
   solo?: boolean;
   /** Turn protocol violations into agent_error / user_error. */
   enforceCommunicationProtocol?: boolean;
+  /** banking_knowledge's retrieval config (`--retrieval-config`; default `alltools`). */
+  retrievalConfig?: string | null;
+  /** Its overrides (`--retrieval-config-kwargs`: `top_k`, `grep_top_k`, …). */
+  retrievalConfigKwargs?: Record<string, unknown> | null;
+  /** Builds the embedding and reranker services of the retrieval configs (default: from `llm`); `onEvent` counts their calls. */
+  retrievalServices?: (onEvent: LlmEventListener) => RetrievalServices;
   /** How model clients are built (ignored when `createLlm` is given). */
   llm?: LlmSettings;
   /** Builds the model clients yourself (your own {@link LlmClient}, a test double). */
@@ -111,19 +119,32 @@ export interface EvaluationResult extends RunOutcome {
   metrics: AgentMetrics;
 }
 
+/** A model client of the LLM layer with `settings` (`onEvent` hears its calls). */
+function settingsClient(model: string, settings: LlmSettings, onEvent?: LlmEventListener): LlmClient {
+  return createLlmClient(model, {
+    ...localBaseUrl(model, settings.localBaseUrl),
+    ...(settings.cacheDir ? { cacheDir: settings.cacheDir } : {}),
+    ...(settings.priceTable ? { priceTable: settings.priceTable } : {}),
+    promptCache: settings.promptCache ?? true,
+    ...(onEvent ? { onEvent } : {}),
+  });
+}
+
 /** The model factory `runEvaluation` uses by default: the LLM layer's clients, with `settings`. */
 export function llmFactory(settings: LlmSettings = {}): LlmFactory {
   return {
     providerKey,
     createLlm: (model: string, onEvent: LlmEventListener, _uses: readonly ModelUse[]): LlmClient =>
-      createLlmClient(model, {
-        ...localBaseUrl(model, settings.localBaseUrl),
-        ...(settings.cacheDir ? { cacheDir: settings.cacheDir } : {}),
-        ...(settings.priceTable ? { priceTable: settings.priceTable } : {}),
-        promptCache: settings.promptCache ?? true,
-        onEvent,
-      }),
+      settingsClient(model, settings, onEvent),
   };
+}
+
+/** banking_knowledge's embedder and reranker, the reranker's client built from `settings`; `onEvent` hears both. */
+export function defaultRetrievalServices(
+  settings: LlmSettings,
+  onEvent: LlmEventListener,
+): RetrievalServices {
+  return createRetrievalServices({ createLlm: (model) => settingsClient(model, settings, onEvent), onEvent });
 }
 
 function integer(name: string, value: number | undefined, fallback: number, min: number): number {
@@ -143,6 +164,9 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
 export function runConfigFor(options: EvaluationOptions, dataDir: string): RunConfig {
   const judge = options.judge === undefined ? DEFAULT_LLM : options.judge;
   const timeoutMs = options.timeoutMs ?? null;
+  // 0 would end every simulation at its first step as a timeout (scored 0); null is no limit.
+  if (timeoutMs !== null && !(timeoutMs > 0))
+    throw new UsageError(`timeoutMs must be a positive number of milliseconds (or null), got ${timeoutMs}`);
   return {
     domain: options.domain,
     dataDir,
@@ -156,7 +180,7 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     maxConcurrency: integer("maxConcurrency", options.maxConcurrency, 3, 1),
     maxRetries: integer("maxRetries", options.maxRetries, 3, 0),
     retryDelayMs: nonNegative("retryDelayMs", options.retryDelayMs, 1000),
-    timeoutMs: timeoutMs === null ? null : nonNegative("timeoutMs", timeoutMs, 0),
+    timeoutMs,
     ...(options.cwd ? { cwd: options.cwd } : {}),
     agent: options.agent ?? "llm_agent",
     user: options.user ?? "user_simulator",
@@ -170,6 +194,8 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     judgeLlmArgs: options.judgeLlmArgs ?? defaultLlmArgs(),
     solo: options.solo,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
+    retrievalConfig: options.retrievalConfig ?? null,
+    retrievalConfigKwargs: options.retrievalConfigKwargs ?? null,
     resultsPath: "",
     writeResultsJson: options.writeResultsJson,
   };
@@ -204,7 +230,12 @@ function withResultsPath(plan: RunPlan, options: EvaluationOptions): RunPlan {
  */
 export async function planEvaluation(options: EvaluationOptions): Promise<RunPlan> {
   const dataDir = resolveDataDir(options.dataDir);
-  return withResultsPath(await planRun(runConfigFor(options, dataDir)), options);
+  const plan = await planRun(runConfigFor(options, dataDir), {
+    log: (message) => safeListener(options.onEvent)({ type: "note", message }),
+    retrievalServices:
+      options.retrievalServices ?? ((onEvent) => defaultRetrievalServices(options.llm ?? {}, onEvent)),
+  });
+  return withResultsPath(plan, options);
 }
 
 /** Runs (or resumes) an evaluation and returns its simulations (without transcripts), `info` and metrics. */

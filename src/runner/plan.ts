@@ -12,11 +12,15 @@ import { PyFloat, pyDumps } from "../core/py-json.ts";
 import { Info } from "../core/results.ts";
 import { sourceGitCommit, taubenchStamp } from "../core/results-file.ts";
 import type { Task } from "../core/task.ts";
-import { loadDomain } from "../domains/registry.ts";
+import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
+import { configureDomain, loadDomain } from "../domains/registry.ts";
 import type { Domain } from "../domains/types.ts";
-import { getAgentDefinition, type AgentDefinition } from "../agents/registry.ts";
+import type { Environment } from "../env/environment.ts";
+import type { ToolSchema } from "../env/toolkit.ts";
+import type { LlmEventListener } from "../llm/events.ts";
+import { type AgentDefinition, type AgentOrigin, getAgentDefinition } from "../agents/registry.ts";
 import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
-import { GUIDELINES_FILE, GUIDELINES_WITH_TOOLS_FILE } from "../users/user-simulator.ts";
+import { GUIDELINES_FILE, guidelinesFileFor } from "../users/user-simulator.ts";
 import type { RunFingerprint } from "./checkpoint.ts";
 import { isModulePath, loadAgentModule, loadUserModule, type ModuleSource } from "./participant-module.ts";
 import { tasksNeedJudge } from "./regrade.ts";
@@ -94,6 +98,27 @@ export interface RunConfig {
   resumeCommand?: string | undefined;
   /** Write the results JSON when the batch ends (default true; `tau export` can do it later). */
   writeResultsJson?: boolean | undefined;
+  /** banking_knowledge's `--retrieval-config` (default `alltools`); other domains have none. */
+  retrievalConfig?: string | null | undefined;
+  /** `--retrieval-config-kwargs` (`top_k`, `grep_top_k`, `case_sensitive`, `reranker_min_score`). */
+  retrievalConfigKwargs?: Record<string, unknown> | null | undefined;
+}
+
+/** What planning needs besides the config (none of it is serializable, so it is passed apart). */
+export interface PlanOptions {
+  /** Hears warnings (a split that names a missing task, …). */
+  log?: (line: string) => void;
+  /**
+   * Embedding models and the reranker's model for banking_knowledge's retrieval configs; their
+   * provider events go to the listener, which relays them to the run's usage ({@link RunPlan.serviceEvents}).
+   */
+  retrievalServices?: ((onEvent: LlmEventListener) => RetrievalServices) | undefined;
+}
+
+/** Relays provider events of services built while planning to whoever runs the plan (it sets `listener`). */
+export class LlmEventRelay {
+  listener: LlmEventListener = () => {};
+  readonly emit: LlmEventListener = (event) => this.listener(event);
 }
 
 /** The resolved pieces of a run, before anything is executed. */
@@ -113,6 +138,8 @@ export interface RunPlan {
   info: Info;
   /** Whether some selected task is graded on NL assertions (so a judge is needed). */
   needsJudge: boolean;
+  /** Provider events of the domain's services (banking's embedder and reranker). */
+  serviceEvents: LlmEventRelay;
 }
 
 /** A user-simulator guideline file's text, or null when the data folder lacks it. */
@@ -123,21 +150,34 @@ function readGuidelinesText(dataDir: string, file: string): string | null {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
+/** The user's tools for a task (none when the domain gives the user none); the user simulator picks its guideline file from them. */
+export function userToolsFor(domain: Domain, template: Environment, task: Task): ToolSchema[] {
+  return domain.hasUserTools ? template.getUserToolSchemas(task.user_tools) : [];
+}
+
 /**
  * sha256 of the texts that shape the model's behaviour (the agent's fixed
  * instructions, the policy, the user simulator's guidelines), so two results
  * files can be checked for prompt drift without storing the texts twice.
+ * The guideline file is chosen per task, as the simulator chooses it; when the
+ * tasks of a run get different files, the hash covers their texts joined in
+ * file-name order.
  */
 function promptHashes(
   dataDir: string,
   domain: Domain,
+  tasks: readonly Task[],
   agentInstructions: string | undefined,
   userUsesLlm: boolean,
   soloMode: boolean,
 ): Record<string, string | null> {
-  const guidelines = userUsesLlm
-    ? readGuidelinesText(dataDir, domain.hasUserTools ? GUIDELINES_WITH_TOOLS_FILE : GUIDELINES_FILE)
-    : null;
+  let guidelines: string | null = null;
+  if (userUsesLlm) {
+    const template = domain.makeEnvironment({ soloMode });
+    const files = [...new Set(tasks.map((task) => guidelinesFileFor(userToolsFor(domain, template, task))))];
+    const texts = files.sort().map((file) => readGuidelinesText(dataDir, file));
+    guidelines = texts.includes(null) ? null : texts.join("\n");
+  }
   return {
     agent_instructions: agentInstructions === undefined ? null : sha256(agentInstructions),
     policy: sha256(domain.policy({ soloMode })),
@@ -168,7 +208,7 @@ export function runFingerprint(input: FingerprintInput): RunFingerprint {
     domain: domain.name,
     agent: agent.name,
     user: user.name,
-    agent_llm: agent.needsLlm ? config.agentLlm : null,
+    agent_llm: agentModel(agent, config),
     user_llm: user.needsLlm ? config.userLlm : null,
     agent_llm_args: config.agentLlmArgs,
     user_llm_args: config.userLlmArgs,
@@ -185,7 +225,19 @@ export function runFingerprint(input: FingerprintInput): RunFingerprint {
     ...(hasKeys(input.user.rawOptions) ? { user_options: input.user.rawOptions } : {}),
     ...(input.agent.source.kind === "module" ? { agent_module_sha256: input.agent.source.sha256 } : {}),
     ...(input.user.source.kind === "module" ? { user_module_sha256: input.user.source.sha256 } : {}),
+    ...(domain.settings
+      ? {
+          retrieval_config: domain.settings.retrievalConfig,
+          retrieval_config_kwargs: domain.settings.retrievalConfigKwargs,
+        }
+      : {}),
   };
+}
+
+/** The agent's model as recorded: an adapter's own (`origin.llm`), else `--agent-llm` when the agent uses it. */
+function agentModel(agent: AgentDefinition, config: RunConfig): string | null {
+  if (agent.origin) return agent.origin.llm ?? null;
+  return agent.needsLlm ? config.agentLlm : null;
 }
 
 /** Lines naming the settings that differ between a stored run and this one. */
@@ -204,6 +256,7 @@ export function fingerprintDifferences(stored: RunFingerprint, current: RunFinge
 interface Definition {
   name: string;
   version?: string;
+  origin?: AgentOrigin;
   parseOptions?(options: Record<string, unknown>): unknown;
 }
 
@@ -265,7 +318,9 @@ function participantStamp(
   participant: ResolvedParticipant<Definition>,
 ): Record<string, unknown> {
   const { definition, source, rawOptions } = participant;
-  if (source.kind === "registry" && definition.version === undefined && !hasKeys(rawOptions)) return {};
+  const { origin } = definition;
+  if (source.kind === "registry" && definition.version === undefined && !hasKeys(rawOptions) && !origin)
+    return {};
   return {
     [kind]: {
       name: definition.name,
@@ -273,6 +328,10 @@ function participantStamp(
       source: source.kind,
       options: rawOptions,
       ...(source.kind === "module" ? { module: { path: source.path, sha256: source.sha256 } } : {}),
+      // An adapter (AI SDK, a URL, an MCP client) and where it lives, without credentials.
+      ...(origin
+        ? { adapter: origin.adapter, ...(origin.endpoint ? { endpoint: origin.endpoint } : {}) }
+        : {}),
     },
   };
 }
@@ -291,16 +350,27 @@ function checkPairing(domain: Domain, agent: AgentDefinition, user: UserDefiniti
     throw new UsageError(`User '${user.name}' only works with a solo agent (llm_agent_solo, replay_solo)`);
 }
 
-/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder). */
-export async function planRun(config: RunConfig): Promise<RunPlan> {
+/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder and modules). */
+export async function planRun(config: RunConfig, options: PlanOptions = {}): Promise<RunPlan> {
+  const log = options.log ?? (() => {});
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
+  if (config.timeoutMs !== null && !(config.timeoutMs > 0))
+    throw new UsageError(`--timeout must be a positive number of seconds, got ${config.timeoutMs / 1000}`);
   const cwd = config.cwd ?? process.cwd();
   const agentParticipant = await resolveParticipant("agent", config.agent, AGENTS, config.agentOptions, cwd);
   const userParticipant = await resolveParticipant("user", config.user, USERS, config.userOptions, cwd);
   const agent = agentParticipant.definition;
   const user = userParticipant.definition;
-  const domain = loadDomain(config.domain, config.dataDir);
+  const serviceEvents = new LlmEventRelay();
+  const domain = configureDomain(loadDomain(config.domain, config.dataDir), {
+    retrievalConfig: config.retrievalConfig ?? null,
+    retrievalConfigKwargs: config.retrievalConfigKwargs ?? null,
+    services: options.retrievalServices?.(serviceEvents.emit),
+  });
+  // Only an agent that can call the retrieval tools needs their services (the offline agents never do).
+  if (agent.needsLlm || agent.origin || agentParticipant.source.kind !== "registry")
+    domain.checkRequirements?.();
   const soloMode = config.solo ?? agent.soloMode;
   checkPairing(domain, agent, user, soloMode);
   const tasks = selectTasks(domain, {
@@ -308,6 +378,7 @@ export async function planRun(config: RunConfig): Promise<RunPlan> {
     taskIds: config.taskIds ?? null,
     numTasks: config.numTasks ?? null,
     agentFilter: agent.taskFilter ?? null,
+    onWarning: log,
   });
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
@@ -334,13 +405,15 @@ export async function planRun(config: RunConfig): Promise<RunPlan> {
     },
     agent_info: { implementation: agent.name, llm: fingerprint.agent_llm, llm_args: config.agentLlmArgs },
     environment_info: { domain_name: domain.name, policy: domain.policy({ soloMode }) },
+    retrieval_config: domain.settings?.retrievalConfig ?? null,
+    retrieval_config_kwargs: domain.settings?.retrievalConfigKwargs ?? null,
     taubench: taubenchStamp({
       task_split_name: config.split,
       solo_mode: soloMode,
       judge_llm: config.judgeLlm,
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
-      prompt_hashes: promptHashes(config.dataDir, domain, agent.instructions, user.needsLlm, soloMode),
+      prompt_hashes: promptHashes(config.dataDir, domain, tasks, agent.instructions, user.needsLlm, soloMode),
       ...participantStamp("agent", agentParticipant),
       ...participantStamp("user", userParticipant),
     }),
@@ -358,5 +431,6 @@ export async function planRun(config: RunConfig): Promise<RunPlan> {
     fingerprint,
     info,
     needsJudge: tasksNeedJudge(tasks),
+    serviceEvents,
   };
 }

@@ -27,9 +27,14 @@ export interface LlmFactory {
 export interface SimulationClients {
   agentLlm: LlmClient | null;
   userLlm: LlmClient | null;
+  /** The judge's model client (recorded for its endpoint); null like {@link judge}. */
+  judgeLlm: LlmClient | null;
   /** Null when no selected task needs one, or with `--judge none`. */
   judge: NlAssertionJudge | null;
 }
+
+/** No model clients at all (offline participants, or a run with nothing left to do). */
+export const NO_CLIENTS: SimulationClients = { agentLlm: null, userLlm: null, judgeLlm: null, judge: null };
 
 /**
  * Builds the agent's, the user's and the judge's clients, in that order (a
@@ -43,7 +48,7 @@ export function createRunClients(
   onEvent: LlmEventListener,
   needed = true,
 ): SimulationClients {
-  if (!needed) return { agentLlm: null, userLlm: null, judge: null };
+  if (!needed) return NO_CLIENTS;
   const { config } = plan;
   const scheduler = new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, factory.providerKey);
   const onLlmEvent = (event: LlmEvent) => {
@@ -68,6 +73,20 @@ export function createRunClients(
   const [agentModel, userModel, judgeModel] = wanted.map(([, model]) => model);
   const agentLlm = agentModel ? client(agentModel) : null;
   const userLlm = userModel ? client(userModel) : null;
-  const judge = judgeModel ? createLlmJudge(client(judgeModel), config.judgeLlmArgs) : null;
-  return { agentLlm, userLlm, judge };
+  const judgeLlm = judgeModel ? client(judgeModel) : null;
+  const judge = judgeLlm ? createLlmJudge(judgeLlm, config.judgeLlmArgs) : null;
+  return { agentLlm, userLlm, judgeLlm, judge };
+}
+
+/** The endpoint each role's client reaches (`{agent: url, …}`), or null when no client reports one. */
+export function clientEndpoints(plan: RunPlan, clients: SimulationClients): Record<string, string> | null {
+  const { config } = plan;
+  const roles: [string, LlmClient | null, Record<string, unknown>][] = [
+    ["agent", clients.agentLlm, config.agentLlmArgs],
+    ["user", clients.userLlm, config.userLlmArgs],
+    ["judge", clients.judgeLlm, config.judgeLlmArgs],
+  ];
+  const out: Record<string, string> = {};
+  for (const [role, client, args] of roles) if (client?.endpoint) out[role] = client.endpoint(args);
+  return Object.keys(out).length > 0 ? out : null;
 }

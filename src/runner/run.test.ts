@@ -1,9 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { registerAgent } from "../agents/registry.ts";
 import { ReplayAgent } from "../agents/replay-agent.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
+import { TIMESTAMP_PATTERN } from "../core/messages.ts";
 import { readResultsFile } from "../core/results-file.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
@@ -13,9 +15,18 @@ import type { LlmClient } from "../llm/types.ts";
 import type { RunEvent } from "./events.ts";
 import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../testing/run-config.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
-import { renderSummary } from "../cli/summary.ts";
+import { renderSummary, renderTrajectory } from "../cli/summary.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
+
+/** Every value of a timestamp field (`timestamp`, `*_time`, `*_at`) anywhere in a parsed JSON value. */
+function timestampsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(timestampsIn);
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, item]) =>
+    /^(timestamp|.+_time|.+_at)$/.test(key) && typeof item === "string" ? [item] : timestampsIn(item),
+  );
+}
 
 const offline = OFFLINE_RUN_DEPENDENCIES;
 
@@ -40,6 +51,25 @@ registerAgent({
   },
 });
 
+// An agent with a bug in its own code on one task (its second turn), otherwise `replay`.
+registerAgent({
+  name: "buggy_replay_for_tests",
+  description: "test only",
+  soloMode: false,
+  needsLlm: false,
+  create: (ctx) => {
+    const replay = new ReplayAgent(ctx.task, { solo: false });
+    if (ctx.task.id !== "update_task_1") return replay;
+    let turns = 0;
+    return Object.assign(Object.create(replay), {
+      generate: (...args: Parameters<ReplayAgent["generate"]>) => {
+        if (++turns === 2) throw new TypeError("agent bug: undefined is not a function");
+        return replay.generate(...args);
+      },
+    });
+  },
+});
+
 describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", () => {
   it("replay agent + scripted user: 8 of 10 tasks at 1.0, pass^1 0.8, exported as upstream's results", async () => {
     const run = config({ numTrials: 2 });
@@ -60,6 +90,16 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(results.simulations.every((s) => s.messages.length > 0 && typeof s.policy === "string")).toBe(
       true,
     );
+    // One timestamp format (upstream's get_now) in every file the run wrote.
+    const stamps = [
+      ...timestampsIn(JSON.parse(readFileSync(run.resultsPath, "utf8"))),
+      ...readFileSync(`${run.resultsPath}l`, "utf8")
+        .trim()
+        .split("\n")
+        .flatMap((line) => timestampsIn(JSON.parse(line))),
+    ];
+    expect(stamps.length).toBeGreaterThan(100);
+    expect(stamps.filter((stamp) => !TIMESTAMP_PATTERN.test(stamp))).toEqual([]);
   });
 
   it("resumes: nothing re-runs when complete; more trials only run the new ones", async () => {
@@ -88,6 +128,30 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     // Concurrency and retry settings do not matter.
     const ok = await executeRun({ ...run, maxConcurrency: 1, maxRetries: 0 }, offline);
     expect(ok.ranNow).toBe(0);
+  });
+
+  it("an exception in an agent's own code is that agent's failure: agent_error, scored 0, in pass^k, not re-run", async () => {
+    const run = config({
+      agent: "buggy_replay_for_tests",
+      maxRetries: 3,
+      taskIds: ["create_task_1", "update_task_1"],
+    });
+    const outcome = await executeRun(run, offline);
+    const byTask = new Map(outcome.simulations.map((s) => [s.task_id, s]));
+    const failed = byTask.get("update_task_1")!;
+    expect(failed.termination_reason).toBe("agent_error");
+    expect(failed.reward_info?.reward).toBe(0);
+    expect(byTask.get("create_task_1")?.reward_info?.reward).toBe(1);
+    const metrics = computeMetrics(outcome.simulations);
+    expect(metrics.infraErrorCount).toBe(0);
+    expect(metrics.passHatK[0]).toBe(0.5);
+    expect(renderSummary(outcome)).not.toContain("simulation re-runs");
+    // A resume keeps it: it is a finished simulation, not an infrastructure error to re-run.
+    expect((await executeRun(run, offline)).ranNow).toBe(0);
+    const saved = readResultsFile(run.resultsPath).simulations.find((s) => s.task_id === "update_task_1")!;
+    expect(saved.info).toMatchObject({ error: "agent bug: undefined is not a function", raised_by: "agent" });
+    const shown = renderTrajectory(saved);
+    expect(shown).toContain("Error (TypeError raised by the agent): agent bug: undefined is not a function");
   });
 
   it("retries whole simulations, records infrastructure errors, and re-runs them on resume", async () => {
@@ -332,6 +396,21 @@ describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
     expect(offlineHashes.user_guidelines).toBeNull();
     const solo = await planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
     expect((solo.info.taubench!.prompt_hashes as Record<string, string>).policy).not.toBe(hashes.policy);
+  });
+
+  it("hashes the guideline file each task is sent: a task whose user has no tools gets the plain file", async () => {
+    const { planRun } = await import("./plan.ts");
+    const { createHash } = await import("node:crypto");
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const copy = mkdtempSync(join(tmpdir(), "tau-guidelines-"));
+    cpSync(join(dataDir!, "domains", "mock"), join(copy, "domains", "mock"), { recursive: true });
+    cpSync(join(dataDir!, "user_simulator"), join(copy, "user_simulator"), { recursive: true });
+    const tasksPath = join(copy, "domains", "mock", "tasks.json");
+    const tasks = JSON.parse(readFileSync(tasksPath, "utf8")) as { user_tools?: string[] }[];
+    writeFileSync(tasksPath, JSON.stringify(tasks.map((task) => ({ ...task, user_tools: [] }))));
+    const plain = readFileSync(join(copy, "user_simulator", "simulation_guidelines.md"), "utf8");
+    const plan = await planRun(config({ agent: "llm_agent", user: "user_simulator", dataDir: copy }));
+    expect((plan.info.taubench!.prompt_hashes as Record<string, string>).user_guidelines).toBe(sha(plain));
   });
 
   it("refuses a solo agent paired with a talking user", async () => {

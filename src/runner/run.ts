@@ -9,8 +9,10 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Info } from "../core/results.ts";
 import type { SimulationRun } from "../core/simulation.ts";
+import { pyDumps } from "../core/py-json.ts";
 import type { Task } from "../core/task.ts";
-import type { LlmEvent } from "../llm/events.ts";
+import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
+import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
 import { planUnits, runBatch } from "./batch.ts";
 import { CHECKPOINT_VERSION, CheckpointWriter } from "./checkpoint.ts";
 import { keepWinner, slimSimulation } from "./checkpoint-state.ts";
@@ -19,7 +21,7 @@ import { exportResults } from "./export.ts";
 import { undoImport } from "./import-results.ts";
 import { runUsageToPy, sumRunUsage } from "./llm-usage.ts";
 import { planRun, type RunConfig, type RunPlan } from "./plan.ts";
-import { createRunClients, type LlmFactory, type SimulationClients } from "./run-clients.ts";
+import { clientEndpoints, createRunClients, type LlmFactory, type SimulationClients } from "./run-clients.ts";
 import { describeRun, openResumeState, runRecordChanged } from "./resume.ts";
 import { SimulationRunner } from "./simulation-runner.ts";
 import { UsageSession } from "./usage-session.ts";
@@ -42,6 +44,11 @@ export interface RunDependencies extends LlmFactory {
   /** How often the session's provider usage is saved while the run goes on (default 30 s; it is saved at the end too). */
   usageSaveIntervalMs?: number;
   /**
+   * Embedding models and the reranker's model for banking_knowledge's retrieval configs; their
+   * provider events go to the listener, so the run's usage counts them.
+   */
+  retrievalServices?(onEvent: LlmEventListener): RetrievalServices;
+  /**
    * Called once the plan, the resume state and the clients exist and before
    * anything is written or run (checks that should stop a run early go here).
    */
@@ -55,6 +62,8 @@ export interface RunOutcome {
   /** The command that resumes the run, when the caller gave one. */
   resumeCommand: string | null;
   interrupted: boolean;
+  /** The error that stopped the run before its end (e.g. a rejected API key); null when none did. */
+  stoppedBy: Error | null;
   /** Every simulation of the run (resumed ones included), without transcripts. */
   simulations: SimulationRun[];
   tasks: Task[];
@@ -67,7 +76,9 @@ export interface RunOutcome {
 
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
-  return executePlan(await planRun(config), deps);
+  const log = (message: string) => safeListener(deps.onEvent)({ type: "note", message });
+  const retrievalServices = deps.retrievalServices?.bind(deps);
+  return executePlan(await planRun(config, { log, retrievalServices }), deps);
 }
 
 /** Runs (or resumes) a planned run: {@link executeRun} after {@link planRun}. */
@@ -92,6 +103,7 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
     emit({ type: "llm", event });
     session.counter.onLlmEvent(event);
   };
+  plan.serviceEvents.listener = onLlmEvent;
   // Build clients before anything is written, so a missing API key leaves no checkpoint behind
   // (an import's checkpoint and backups are taken back; the imported file itself was never changed).
   let clients: SimulationClients;
@@ -103,12 +115,21 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
     throw error;
   }
 
+  // Where each role's model was reached (a local server behind OPENAI_BASE_URL must not pass for OpenAI).
+  const endpoints = clientEndpoints(plan, clients);
+  const storedEndpoints = (resume.previous?.info.taubench as { llm_endpoints?: unknown } | undefined)
+    ?.llm_endpoints;
+  const endpointsChanged =
+    endpoints !== null &&
+    pyDumps(endpoints, { sortKeys: true }) !== pyDumps(storedEndpoints ?? null, { sortKeys: true });
+  if (endpoints !== null && info.taubench) info.taubench.llm_endpoints = endpoints;
+
   note(`Run ${config.resultsPath}`);
   mkdirSync(dirname(config.resultsPath), { recursive: true });
   const writer = await CheckpointWriter.open(checkpointPath);
   try {
-    if (runRecordChanged(resume.previous, record)) await writer.append(record);
-    const runner = new SimulationRunner(plan, clients);
+    if (runRecordChanged(resume.previous, record) || endpointsChanged) await writer.append(record);
+    const runner = new SimulationRunner(plan, clients, onLlmEvent);
     session.startSaving(writer, deps.usageSaveIntervalMs ?? 30_000);
     emit({
       type: "run_started",
@@ -162,6 +183,7 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
       checkpointPath,
       resumeCommand: config.resumeCommand ?? null,
       interrupted: batch.interrupted,
+      stoppedBy: batch.stoppedBy,
       simulations: [...all.values()],
       tasks: resume.tasks,
       info: outcomeInfo,

@@ -11,10 +11,11 @@ import { join } from "node:path";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
+import type { LlmEventListener } from "../llm/events.ts";
 import { runEpisode } from "../orchestrator/episode.ts";
 import type { WorkUnit } from "./batch.ts";
 import { checkedAgent, checkedUser } from "./checked-participants.ts";
-import type { RunPlan } from "./plan.ts";
+import { type RunPlan, userToolsFor } from "./plan.ts";
 import type { SimulationClients } from "./run-clients.ts";
 
 /** What {@link SimulationRunner.run} needs of a unit (a {@link WorkUnit} fits). */
@@ -24,19 +25,19 @@ export type UnitSpec = Pick<WorkUnit, "trial" | "task" | "seed">;
 export class SimulationRunner {
   private readonly template: Environment;
   private readonly agentTools: ToolSchema[];
-  private readonly policy: string;
   private readonly guidelinesDir: string;
 
+  /** `onLlmEvent` is the run's accounting, for participants that build model clients of their own. */
   constructor(
     readonly plan: RunPlan,
     private readonly clients: SimulationClients,
+    private readonly onLlmEvent?: LlmEventListener,
   ) {
     // One environment for the schemas; every episode forks its own from the domain.
     this.template = plan.domain.makeEnvironment({ soloMode: plan.soloMode });
     this.agentTools = plan.soloMode
       ? [...this.template.getToolSchemas(), ...this.template.getUserToolSchemas()]
       : this.template.getToolSchemas();
-    this.policy = plan.domain.policy({ soloMode: plan.soloMode });
     this.guidelinesDir = join(plan.config.dataDir, "user_simulator");
   }
 
@@ -44,7 +45,7 @@ export class SimulationRunner {
   async run(unit: UnitSpec, signal: AbortSignal): Promise<SimulationRun> {
     const { plan, clients } = this;
     const { config, domain } = plan;
-    const userTools = domain.hasUserTools ? this.template.getUserToolSchemas(unit.task.user_tools) : [];
+    const userTools = userToolsFor(domain, this.template, unit.task);
     // Every attempt is a simulation of its own, with an id of its own.
     const simulationId = randomUUID();
     const episode = { signal, simulationId, trial: unit.trial, seed: unit.seed };
@@ -54,10 +55,12 @@ export class SimulationRunner {
       domainName: domain.name,
       task: unit.task,
       tools: this.agentTools,
-      policy: this.policy,
+      // Per task: golden_retrieval shows each task its own documents.
+      policy: domain.policy({ soloMode: plan.soloMode, task: unit.task }),
       soloMode: plan.soloMode,
       llm: clients.agentLlm,
       llmArgs: { ...config.agentLlmArgs },
+      ...(this.onLlmEvent ? { onLlmEvent: this.onLlmEvent } : {}),
     });
     const builtUser = plan.user.create({
       ...episode,

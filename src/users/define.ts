@@ -21,6 +21,7 @@ const USER_FIELDS = {
   booleans: ["needsLlm", "requiresSoloAgent"],
   strings: [],
   functions: ["parseOptions"],
+  objects: [],
 } as const;
 
 /**

@@ -59,7 +59,7 @@ const definitions: UserDefinition[] = [
       const hasTools = ctx.tools !== null && ctx.tools.length > 0;
       return new UserSimulator({
         llm: ctx.llm,
-        guidelines: readGuidelines(ctx.guidelinesDir, hasTools),
+        guidelines: readGuidelines(ctx.guidelinesDir, ctx.tools),
         instructions: renderUserScenario(ctx.task.user_scenario),
         tools: hasTools ? ctx.tools : null,
         llmArgs: ctx.llmArgs,

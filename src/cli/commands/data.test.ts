@@ -1,11 +1,30 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { TAU_BIN } from "../e2e-harness.ts";
+import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
+
+describe.skipIf(!dataDir)("tau data verify (skipped: TAU_DATA_DIR not set)", () => {
+  it("passes on the official folder and names a changed file, exit 1, elsewhere", () => {
+    const ok = runTauSync(["data", "verify", "--data-dir", dataDir!]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/\(from --data-dir\): all \d+ files match upstream v1\.0\.1's sha256\./);
+    const copy = mkdtempSync(join(tmpdir(), "tau-verify-"));
+    cpSync(join(dataDir!, "domains", "mock"), join(copy, "domains", "mock"), { recursive: true });
+    writeFileSync(join(copy, "domains", "mock", "policy.md"), "changed");
+    const bad = runTauSync(["data", "verify"], { env: { TAU_DATA_DIR: copy } });
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain("differs from upstream v1.0.1: domains/mock/policy.md");
+    expect(bad.stdout).toContain("missing: domains/airline/db.json");
+    expect(bad.stdout).toContain(`${copy} (from TAU_DATA_DIR):`);
+    const where = runTauSync(["data", "where"], { env: { TAU_DATA_DIR: join(copy, "nowhere") } });
+    expect(where.stdout).toContain(`in use: ${join(copy, "nowhere")} (from TAU_DATA_DIR; does not exist)`);
+    rmSync(copy, { recursive: true, force: true });
+  });
+});
 
 describe.skipIf(!dataDir)("tau data pull from a local archive (skipped: TAU_DATA_DIR not set)", () => {
   // The archive and two pulled copies take about 115 MB.

@@ -17,8 +17,11 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   export: async () => (await import("./export.ts")).registerExportCommand,
   "evaluate-trajs": async () => (await import("./evaluate-trajs.ts")).registerEvaluateTrajsCommand,
   compare: async () => (await import("./compare.ts")).registerCompareCommand,
+  plan: async () => (await import("./plan.ts")).registerPlanCommand,
   data: async () => (await import("./data.ts")).registerDataCommand,
   telecom: async () => (await import("./telecom.ts")).registerTelecomCommand,
+  mcp: async () => (await import("./mcp.ts")).registerMcpCommand,
+  tool: async () => (await import("./tool.ts")).registerToolCommand,
 };
 
 /** Options of `tau` itself that take no value, so the first other argument is the command. */

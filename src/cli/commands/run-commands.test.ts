@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TIMESTAMP_PATTERN } from "../../core/messages.ts";
 import { Info } from "../../core/results.ts";
 import { writeResultsFile } from "../../core/results-file.ts";
 import { SimulationRun } from "../../core/simulation.ts";
@@ -11,7 +12,13 @@ import { compareCommand } from "./compare.ts";
 import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { exportCommand } from "./export.ts";
 import { planEvaluation } from "../../runner/evaluate.ts";
-import { evaluationOptionsFromFlags, type RunCommandOptions, runCommand, startedViaNpx } from "./run.ts";
+import {
+  evaluationOptionsFromFlags,
+  type RunCommandOptions,
+  runCommand,
+  startedAsScript,
+  startedViaNpx,
+} from "./run.ts";
 import { viewCommand } from "./view.ts";
 import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
@@ -270,7 +277,11 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
     expect(await exited).toBe(130);
     expect(stderr).toContain("Resume with:");
     const resume = /Resume with:\n {2}(.+)/.exec(stderr)?.[1] ?? "";
-    expect(resume).toMatch(/^tau run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/);
+    // Started as `node <abs>/scripts/tau-from-source.js` (the sources) from a folder outside the
+    // repository: the hint starts that way too.
+    expect(resume).toMatch(
+      /^node \/\S+\/scripts\/tau-from-source\.js run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/,
+    );
     const kept = await loadCheckpointState(checkpoint);
     expect(kept.simulations.size).toBeGreaterThan(0);
     expect(kept.simulations.size).toBeLessThan(1000);
@@ -282,7 +293,7 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
 });
 
 describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not set)", () => {
-  it("the resume command starts the way the run was started: `npx tau` or `tau`", async () => {
+  it("the resume command starts the way the run was started: `npx tau`, `tau` or `node bin/tau.js`", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-resume-"));
     const argv = ["run", "--domain", "mock", "--save-to", "again"];
     const viaNpx = await runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, viaNpx: true });
@@ -293,6 +304,20 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(direct.resumeCommand).toBe(
       `tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
     );
+    const script = startedAsScript(join(cwd, "bin", "tau.js"), cwd);
+    expect(script).toBe(join("bin", "tau.js"));
+    expect(startedAsScript(join(cwd, "node_modules", ".bin", "tau"), cwd)).toBeUndefined();
+    expect(startedAsScript("/elsewhere/my dir/bin/tau.js", cwd)).toBe("/elsewhere/my dir/bin/tau.js");
+    const viaNode = await runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, script });
+    expect(viaNode.resumeCommand).toBe(
+      `node bin/tau.js run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
+    );
+    const spaced = await runConfigFromOptions(runOptions({ saveTo: "again" }), {
+      argv,
+      cwd,
+      script: "/elsewhere/my dir/bin/tau.js",
+    });
+    expect(spaced.resumeCommand).toMatch(/^node '\/elsewhere\/my dir\/bin\/tau\.js' run --domain mock /);
   });
 
   it("view, export, evaluate-trajs and compare work on a run", async () => {
@@ -336,8 +361,10 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(text).toContain("re-graded 20 simulation(s)");
     expect(text).toContain("No reward changed.");
     expect(written).toEqual([join(cwd, "updated_a.json")]);
+    expect(JSON.parse(readFileSync(written[0]!, "utf8")).timestamp).toMatch(TIMESTAMP_PATTERN);
 
-    const comparison = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
+    const { text: comparison, exitCode } = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
+    expect(exitCode).toBe(0);
     expect(comparison).toContain("paired over 2 shared task(s): B − A = +0.000");
     expect(comparison).toContain("left out: 8 task(s) only in A, 0 only in B");
     expect(comparison).toContain("Verdict: no difference on mock.");
@@ -394,6 +421,21 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(byTask.get(other)).toMatchObject({ reward_info: { reward: 1.0 } });
   });
 
+  it("takes the split from --task-split-name or --split (default base)", async () => {
+    const io = { argv: ["run"], cwd: mkdtempSync(join(tmpdir(), "tau-cli-split-")) };
+    const split = async (overrides: Partial<RunCommandOptions>) =>
+      (
+        await runConfigFromOptions(
+          runOptions({ domain: "retail", taskSplitName: undefined, ...overrides }),
+          io,
+        )
+      ).split;
+    expect(await split({})).toBe("base");
+    expect(await split({ split: "test" })).toBe("test");
+    expect(await split({ taskSplitName: "train" })).toBe("train");
+    await expect(split({ split: "test", taskSplitName: "train" })).rejects.toThrow(/name different splits/);
+  });
+
   it("names a default run after the participants, without models for offline ones", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-name-"));
     const io = { argv: ["run"], cwd };
@@ -423,6 +465,9 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
       /inside the data folder/,
     );
     await expect(inProcessRun(cwd, { agent: "nobody" })).rejects.toThrow(/Unknown agent 'nobody'/);
+    await expect(inProcessRun(cwd, { timeout: "0" })).rejects.toThrow(
+      "--timeout must be a positive number, got '0'",
+    );
   });
 });
 
@@ -505,7 +550,11 @@ describe("tau view on upstream results files", () => {
 });
 
 describe("tau compare verdicts", () => {
-  function writeRun(path: string, rewardFor: (task: number) => number) {
+  function writeRun(
+    path: string,
+    rewardFor: (task: number) => number,
+    { domain = "retail", taskPrefix = "t" } = {},
+  ) {
     const info = Info.parse({
       git_commit: "x",
       num_trials: 1,
@@ -513,12 +562,12 @@ describe("tau compare verdicts", () => {
       max_errors: 10,
       user_info: { implementation: "user_simulator" },
       agent_info: { implementation: "llm_agent", llm: "openai/m" },
-      environment_info: { domain_name: "retail", policy: "p" },
+      environment_info: { domain_name: domain, policy: "p" },
     });
     const simulations = Array.from({ length: 30 }, (_, task) =>
       SimulationRun.parse({
         id: `s${task}`,
-        task_id: `t${task}`,
+        task_id: `${taskPrefix}${task}`,
         start_time: "s",
         end_time: "e",
         duration: 1,
@@ -536,12 +585,27 @@ describe("tau compare verdicts", () => {
     writeRun(join(dir, "a.json"), (task) => (task < 10 ? 1 : 0));
     writeRun(join(dir, "b.json"), (task) => (task < 25 ? 1 : 0));
     writeRun(join(dir, "c.json"), (task) => (task < 12 && task !== 3 ? 1 : 0));
-    const better = await compareCommand(join(dir, "a.json"), join(dir, "b.json"));
+    const { text: better } = await compareCommand(join(dir, "a.json"), join(dir, "b.json"));
     expect(better).toContain("pass^1  A 0.333  B 0.833");
     expect(better).toContain(
       "Verdict: B is better on retail (by 0.500 pass^1; unlikely to be chance, p < 0.05).",
     );
-    const wash = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
+    const { text: wash } = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
     expect(wash).toMatch(/Verdict: no clear difference on retail; .* within chance/);
+  });
+
+  it("exits non-zero when the runs have nothing in common: another domain, or no shared task", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau-compare-"));
+    writeRun(join(dir, "a.json"), () => 1);
+    writeRun(join(dir, "other.json"), () => 1, { domain: "airline" });
+    writeRun(join(dir, "disjoint.json"), () => 1, { taskPrefix: "u" });
+    const domains = await compareCommand(join(dir, "a.json"), join(dir, "other.json"));
+    expect(domains.text).toContain("different domains (retail vs airline)");
+    expect(domains.exitCode).toBe(1);
+    const tasks = await compareCommand(join(dir, "a.json"), join(dir, "disjoint.json"));
+    expect(tasks.text).toContain("No task was evaluated in both runs");
+    expect(tasks.exitCode).toBe(1);
+    const cli = runTauSync(["compare", join(dir, "a.json"), join(dir, "other.json")]);
+    expect(cli.status).toBe(1);
   });
 });

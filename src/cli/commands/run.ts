@@ -6,6 +6,7 @@
  * file without a checkpoint (for example one upstream's `tau2 run` wrote)
  * continues that run once its settings are checked; the original is backed up.
  */
+import { basename, isAbsolute, relative } from "node:path";
 import type { Command } from "commander";
 import { loadPriceTable } from "../../llm/index.ts";
 import {
@@ -15,7 +16,8 @@ import {
   runEvaluation,
 } from "../../runner/evaluate.ts";
 import type { ModelUse } from "../../runner/run-clients.ts";
-import { parseTaskIds } from "../../runner/task-selection.ts";
+import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
+import { urlAgentFromFlags } from "../agent-flags.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 import {
   DEFAULT_LLM,
@@ -24,6 +26,7 @@ import {
   parseModelOption,
   parseNumberOption,
   resumeCommandFor,
+  shellQuote,
 } from "../options.ts";
 import { progressListener } from "../progress.ts";
 import { renderSummary } from "../summary.ts";
@@ -31,7 +34,9 @@ import { renderSummary } from "../summary.ts";
 /** Raw commander options of `tau run`. */
 export interface RunCommandOptions {
   domain: string;
-  taskSplitName: string;
+  /** `--task-split-name` (upstream's flag) or `--split` (`tau tasks`'s); default `base`. */
+  taskSplitName?: string;
+  split?: string;
   taskIds?: string[];
   numTasks?: string;
   numTrials: string;
@@ -44,6 +49,9 @@ export interface RunCommandOptions {
   timeout?: string;
   saveTo?: string;
   agent: string;
+  agentUrl?: string;
+  agentA2a?: string;
+  agentTimeout?: string;
   user: string;
   agentOptions?: string;
   userOptions?: string;
@@ -62,6 +70,8 @@ export interface RunCommandOptions {
   dataDir?: string;
   enforceCommunicationProtocol?: boolean;
   progressInterval: string;
+  retrievalConfig?: string;
+  retrievalConfigKwargs?: string;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -75,6 +85,8 @@ export interface RunCommandIo {
   argv: readonly string[];
   /** Started through `npx tau`: a clone has no `tau` on the PATH, so the resume command says `npx tau` too. */
   viaNpx?: boolean;
+  /** Started as `node bin/tau.js`: the script path as the user typed it, so the resume command starts the same way. */
+  script?: string;
   cwd?: string;
 }
 
@@ -86,11 +98,27 @@ export function startedViaNpx(env: Record<string, string | undefined>): boolean 
   return env.npm_lifecycle_event === "npx" && env.npm_lifecycle_script?.replace(/['"]/g, "").trim() === "tau";
 }
 
+/** The entry scripts that start tau from a clone (`bin/tau.js`, or the sources' `scripts/tau-from-source.js`). */
+const SCRIPT_NAMES = new Set(["tau.js", "tau-from-source.js"]);
+
+/**
+ * The script path when this process was started as `node …/bin/tau.js` (then `tau` need not be on
+ * the PATH); undefined when started through a `tau` bin link (installed, `npx`). Relative to `cwd`
+ * when below it, as a user in a clone types it.
+ */
+export function startedAsScript(argv1: string | undefined, cwd = process.cwd()): string | undefined {
+  if (argv1 === undefined || !SCRIPT_NAMES.has(basename(argv1))) return undefined;
+  const path = relative(cwd, argv1);
+  return path.startsWith("..") || isAbsolute(path) ? argv1 : path;
+}
+
 /** Turns the flags into the library's {@link EvaluationOptions} (all validation errors are one-line usage errors). */
 export function evaluationOptionsFromFlags(
   options: RunCommandOptions,
-  io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx">,
+  io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx" | "script">,
 ): EvaluationOptions {
+  // An agent behind a URL is a definition of its adapter's (`--agent-url`, `--agent-a2a`).
+  const urlAgent = urlAgentFromFlags(options, process.env);
   const judgeText = options.judge ?? options.judgeLlm;
   const llm: LlmSettings = {
     ...(options.llmBaseUrl !== undefined ? { localBaseUrl: options.llmBaseUrl } : {}),
@@ -106,7 +134,7 @@ export function evaluationOptionsFromFlags(
   return {
     domain: options.domain,
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-    split: options.taskSplitName,
+    split: splitOption(options) ?? "base",
     ...(options.taskIds !== undefined ? { taskIds: parseTaskIds(options.taskIds) } : {}),
     ...(options.numTasks !== undefined
       ? { numTasks: parseIntegerOption("--num-tasks", options.numTasks, 1) }
@@ -118,10 +146,14 @@ export function evaluationOptionsFromFlags(
     maxConcurrency: parseIntegerOption("--max-concurrency", options.maxConcurrency, 1),
     maxRetries: parseIntegerOption("--max-retries", options.maxRetries, 0),
     retryDelayMs: parseNumberOption("--retry-delay", options.retryDelay) * 1000,
-    timeoutMs: options.timeout === undefined ? null : parseNumberOption("--timeout", options.timeout) * 1000,
+    // 0 s would end every simulation at its first step as a timeout (scored 0); no limit is the default.
+    timeoutMs:
+      options.timeout === undefined
+        ? null
+        : parseNumberOption("--timeout", options.timeout, { positive: true }) * 1000,
     ...(options.saveTo !== undefined ? { saveTo: options.saveTo } : {}),
     ...(io.cwd ? { cwd: io.cwd } : {}),
-    agent: options.agent,
+    agent: urlAgent ?? options.agent,
     user: options.user,
     ...(options.agentOptions !== undefined
       ? { agentOptions: parseJsonObjectOption("--agent-options", options.agentOptions) }
@@ -137,8 +169,15 @@ export function evaluationOptionsFromFlags(
     ...(judgeLlmArgs ? { judgeLlmArgs: judgeLlmArgs.value } : {}),
     ...(options.solo ? { solo: true } : {}),
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
+    retrievalConfig: options.retrievalConfig ?? null,
+    retrievalConfigKwargs: options.retrievalConfigKwargs
+      ? parseJsonObjectOption("--retrieval-config-kwargs", options.retrievalConfigKwargs)
+      : null,
     llm,
-    resumeCommand: (resultsPath) => `${io.viaNpx ? "npx " : ""}${resumeCommandFor(io.argv, resultsPath)}`,
+    resumeCommand: (resultsPath) =>
+      resumeCommandFor(io.argv, resultsPath, {
+        launcher: io.viaNpx ? "npx tau" : io.script ? `node ${shellQuote(io.script)}` : "tau",
+      }),
   };
 }
 
@@ -154,7 +193,7 @@ function rolesFor(uses: readonly ModelUse[], judgeFlag: string): ModelRole[] {
   return roles;
 }
 
-/** Runs `tau run` and returns the exit code (0, or 130 after Ctrl-C). */
+/** Runs `tau run` and returns the exit code (0; 1 when an error stopped the run; 130 after Ctrl-C). */
 export async function runCommand(options: RunCommandOptions, io: RunCommandIo): Promise<number> {
   const evaluation = evaluationOptionsFromFlags(options, io);
   const progressIntervalMs = parseNumberOption("--progress-interval", options.progressInterval) * 1000;
@@ -184,6 +223,13 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
   io.stdout("");
   io.stdout(`Results: ${result.resultsPath}`);
   io.stdout(`Checkpoint: ${result.checkpointPath}`);
+  if (result.stoppedBy) {
+    io.stderr(`tau: ${result.stoppedBy.message}`);
+    io.stderr(
+      `Stopped the run: this error would repeat for every simulation. ${result.ranNow} simulation(s) finished in this session are saved. Fix the cause, then resume with:\n  ${result.resumeCommand}`,
+    );
+    return 1;
+  }
   if (result.interrupted) {
     io.stderr(
       `Interrupted: ${result.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${result.resumeCommand}`,
@@ -199,7 +245,8 @@ export function registerRunCommand(program: Command): void {
     .command("run")
     .description("run a domain's tasks with an agent and a user simulator; resumable, crash-safe results")
     .requiredOption("-d, --domain <name>", "domain to run")
-    .option("--task-split-name <name>", "task split", "base")
+    .option("--task-split-name <name>", "task split (default: base)")
+    .option("--split <name>", "same as --task-split-name")
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .option("--num-tasks <n>", "only the first N tasks (after the split and --task-ids)")
     .option("--num-trials <n>", "trials per task", "1")
@@ -228,6 +275,12 @@ export function registerRunCommand(program: Command): void {
       "user: a built-in name, or a module exporting a user definition",
       "user_simulator",
     )
+    .option(
+      "--agent-url <base-url>",
+      "an agent service speaking OpenAI Chat Completions (docs/agent-protocol.md)",
+    )
+    .option("--agent-a2a <url>", "an agent speaking A2A (docs/agent-protocol.md)")
+    .option("--agent-timeout <seconds>", "limit per call to a --agent-url / --agent-a2a agent", "600")
     .option("--agent-options <json>", "options given to the agent's definition (a JSON object)")
     .option("--user-options <json>", "options given to the user's definition (a JSON object)")
     .option("--agent-llm <provider/model>", "agent model", DEFAULT_LLM)
@@ -247,6 +300,14 @@ export function registerRunCommand(program: Command): void {
     .option("--solo", "solo mode (normally inferred from the agent)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
+    .option(
+      "--retrieval-config <name>",
+      "banking_knowledge: the agent's knowledge-base tools and policy (default alltools; offline: bm25, bm25_grep, grep_only, no_knowledge, full_kb, golden_retrieval)",
+    )
+    .option(
+      "--retrieval-config-kwargs <json>",
+      'banking_knowledge: overrides such as {"top_k": 5, "grep_top_k": 10, "case_sensitive": false, "reranker_min_score": 5}',
+    )
     .option(
       "--progress-interval <seconds>",
       "seconds between plain progress lines when not on a terminal",
@@ -273,6 +334,7 @@ export function registerRunCommand(program: Command): void {
           signal: controller.signal,
           argv: process.argv.slice(2),
           viaNpx: startedViaNpx(process.env),
+          script: startedAsScript(process.argv[1]),
         });
         // Abandoned simulations may still hold sockets open; leave now that finished work is on disk.
         if (code === 130) process.exit(130);
