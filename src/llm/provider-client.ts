@@ -123,6 +123,9 @@ export class ProviderLlmClient implements LlmClient {
           model.doGenerate({
             prompt,
             ...(tools ? { tools, toolChoice } : {}),
+            ...(request.responseFormat
+              ? { responseFormat: { type: "json" as const, ...request.responseFormat } }
+              : {}),
             ...mapped.sampling,
             providerOptions: rekeyed(mapped.providerOptions, config),
             ...(request.headers ? { headers: request.headers } : {}),
@@ -206,10 +209,10 @@ const rawResponses = new AsyncLocalStorage<{ text?: string }>();
  * JSON objects (Anthropic, Gemini) are read from the raw body and `2.0` stays a float, as with
  * taubench's own clients. Outside a taubench call it is `inner` unchanged.
  */
-export function keepRawResponses(inner: typeof fetch = globalThis.fetch): typeof fetch {
+export function keepRawResponses(inner?: typeof fetch): typeof fetch {
   return async (input, init) => {
     const capture = rawResponses.getStore();
-    const response = await inner(input, init);
+    const response = await (inner ?? globalThis.fetch)(input, init);
     if (capture === undefined) return response;
     const text = await response.text();
     capture.text = text;
@@ -220,6 +223,9 @@ export function keepRawResponses(inner: typeof fetch = globalThis.fetch): typeof
     });
   };
 }
+
+/** The global fetch, keeping response texts for the call in progress. */
+const fetchKeepingText = keepRawResponses();
 
 function rekeyed(options: SharedV3ProviderOptions, config: ProviderClientConfig): SharedV3ProviderOptions {
   const key = config.providerOptionsKey;
@@ -240,14 +246,8 @@ function createModel(config: ProviderClientConfig, baseUrl: string | undefined, 
       capture.text = reply.body.toString("utf8");
       return toResponse(reply);
     }
-    const response = await fetch(input, init);
-    const text = await response.text();
-    capture.text = text;
-    return new Response(text, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    // `generate` runs the call with `capture` as the raw-response store, so this keeps its text too.
+    return fetchKeepingText(input, init);
   };
   const common = { fetch: fetchCapturing as typeof fetch, ...(baseUrl ? { baseURL: baseUrl } : {}) };
   let model: LanguageModelV3;

@@ -157,6 +157,20 @@ describe.skipIf(!dataDir)("tau mcp on airline (skipped: TAU_DATA_DIR not set)", 
 });
 
 describe.skipIf(!dataDir)("tau mcp number arguments (skipped: TAU_DATA_DIR not set)", () => {
+  it("refuses an unknown task with one line before serving anything", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-mcp-bad-"));
+    const run = runTauSync(
+      ["mcp", "--domain", "airline", "--task", "9999", "--user", "scripted", "--data-dir", dataDir!],
+      {
+        cwd,
+      },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim()).toBe("tau: Unknown task id for domain 'airline': 9999");
+    expect(run.stdout).toBe("");
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
   it("records and executes an integral value of a float-typed parameter as a float (2 → 2.0)", async () => {
     const [taskId] = JSON.parse(
       readFileSync(join(dataDir!, "domains", "telecom", "split_tasks.json"), "utf8"),

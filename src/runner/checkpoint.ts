@@ -52,6 +52,9 @@ export const RunFingerprint = z.object({
   seed: z.number(),
   solo_mode: z.boolean(),
   enforce_communication_protocol: z.boolean(),
+  /** banking_knowledge's retrieval config and its kwargs (absent in older checkpoints and other domains). */
+  retrieval_config: z.string().nullable().optional(),
+  retrieval_config_kwargs: z.record(z.string(), z.any()).nullable().optional(),
 });
 export type RunFingerprint = z.infer<typeof RunFingerprint>;
 

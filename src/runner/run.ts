@@ -13,7 +13,8 @@ import { Info } from "../core/results.ts";
 import { resultsLayout, sourceGitCommit, taubenchStamp } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
-import { loadDomain } from "../domains/registry.ts";
+import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
+import { configureDomain, loadDomain } from "../domains/registry.ts";
 import type { Domain } from "../domains/types.ts";
 import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
@@ -77,6 +78,10 @@ export interface RunConfig {
   resumeCommand?: string | undefined;
   /** Write the results JSON when the batch ends (default true; `tau export` can do it later). */
   writeResultsJson?: boolean | undefined;
+  /** banking_knowledge's `--retrieval-config` (default `alltools`); other domains have none. */
+  retrievalConfig?: string | null | undefined;
+  /** `--retrieval-config-kwargs` (`top_k`, `grep_top_k`, `case_sensitive`, `reranker_min_score`). */
+  retrievalConfigKwargs?: Record<string, unknown> | null | undefined;
 }
 
 /** What the runner needs from the outside world (injected so tests can stay offline). */
@@ -93,6 +98,8 @@ export interface RunDependencies {
   signal?: AbortSignal;
   /** How often the session's provider usage is saved while the run goes on (default 30 s; it is saved at the end too). */
   usageSaveIntervalMs?: number;
+  /** Embedding models and the reranker's model for banking_knowledge's retrieval configs. */
+  retrievalServices?: RetrievalServices;
 }
 
 /** How a run ended. */
@@ -170,14 +177,24 @@ function promptHashes(
 }
 
 /** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder); `log` hears warnings. */
-export function planRun(config: RunConfig, log: (line: string) => void = () => {}): RunPlan {
+export function planRun(
+  config: RunConfig,
+  log: (line: string) => void = () => {},
+  services?: RetrievalServices,
+): RunPlan {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
   if (config.timeoutMs !== null && !(config.timeoutMs > 0))
     throw new UsageError(`--timeout must be a positive number of seconds, got ${config.timeoutMs / 1000}`);
   const agent = getAgentDefinition(config.agent);
   const user = getUserDefinition(config.user);
-  const domain = loadDomain(config.domain, config.dataDir);
+  const domain = configureDomain(loadDomain(config.domain, config.dataDir), {
+    retrievalConfig: config.retrievalConfig ?? null,
+    retrievalConfigKwargs: config.retrievalConfigKwargs ?? null,
+    services,
+  });
+  // Only an agent that can call the retrieval tools needs their services (the offline agents never do).
+  if (agent.needsLlm || agent.origin) domain.checkRequirements?.();
   const soloMode = config.solo ?? agent.soloMode;
   if (soloMode && !domain.supportsSolo)
     throw new UsageError(`Domain '${domain.name}' does not support solo mode (only mock and telecom do)`);
@@ -217,6 +234,12 @@ export function planRun(config: RunConfig, log: (line: string) => void = () => {
     seed: config.seed,
     solo_mode: soloMode,
     enforce_communication_protocol: config.enforceCommunicationProtocol,
+    ...(domain.settings
+      ? {
+          retrieval_config: domain.settings.retrievalConfig,
+          retrieval_config_kwargs: domain.settings.retrievalConfigKwargs,
+        }
+      : {}),
   };
   const commit = sourceGitCommit();
   const info = Info.parse({
@@ -234,6 +257,8 @@ export function planRun(config: RunConfig, log: (line: string) => void = () => {
     },
     agent_info: { implementation: agent.name, llm: agentLlm, llm_args: config.agentLlmArgs },
     environment_info: { domain_name: domain.name, policy: domain.policy({ soloMode }) },
+    retrieval_config: domain.settings?.retrievalConfig ?? null,
+    retrieval_config_kwargs: domain.settings?.retrievalConfigKwargs ?? null,
     taubench: taubenchStamp({
       task_split_name: config.split,
       solo_mode: soloMode,
@@ -282,7 +307,7 @@ function llmEndpoints(
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
   const log = deps.log ?? (() => {});
-  const plan = planRun(config, log);
+  const plan = planRun(config, log, deps.retrievalServices);
   const checkpointPath = checkpointPathFor(config.resultsPath);
   // A results file without our checkpoint (upstream's, or ours with the checkpoint gone): continue it
   // the way upstream's try_resume would, after checking it describes this run; it is backed up first.
@@ -435,7 +460,6 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     const agentTools: ToolSchema[] = plan.soloMode
       ? [...template.getToolSchemas(), ...template.getUserToolSchemas()]
       : template.getToolSchemas();
-    const policy = plan.domain.policy({ soloMode: plan.soloMode });
     const guidelinesDir = join(config.dataDir, "user_simulator");
 
     const runSimulation = async (unit: WorkUnit, signal: AbortSignal) => {
@@ -445,7 +469,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         domainName: plan.domain.name,
         task: unit.task,
         tools: agentTools,
-        policy,
+        // Per task: golden_retrieval shows each task its own documents.
+        policy: plan.domain.policy({ soloMode: plan.soloMode, task: unit.task }),
         soloMode: plan.soloMode,
         llm: agentLlm,
         llmArgs: { ...config.agentLlmArgs },

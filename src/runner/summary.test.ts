@@ -75,10 +75,17 @@ describe("renderSummary", () => {
   });
 
   it("is the same text whatever order the simulations were read in", () => {
-    const mixed = [...simulations, { ...sim("t1", 3, 0), termination_reason: "max_steps" as const }];
+    const mixed = [
+      ...simulations,
+      { ...sim("t1", 3, 0), termination_reason: "max_steps" as const },
+      sim("x10", 0, 1),
+      sim("x9", 0, 0),
+    ];
     const forward = renderSummary({ info, tasks, simulations: mixed });
     expect(renderSummary({ info, tasks, simulations: [...mixed].reverse() })).toBe(forward);
-    expect(forward).toContain("Termination  user_stop 5 · max_steps 1");
+    expect(forward).toContain("Termination  user_stop 7 · max_steps 1");
+    // Tasks missing from the task list come after it, in task-id order.
+    expect(forward).toMatch(/ {2}t2 .*\n {2}x9 .*\n {2}x10 /);
   });
 
   it("says NL assertions were not judged, and why", () => {

@@ -131,20 +131,19 @@ export function renderSummary(input: SummaryInput): string {
 /** The per-task grid: one row per task, one symbol per trial. */
 export function renderOutcomeGrid(input: SummaryInput): string[] {
   const byTaskTrial = new Map<string, SimulationRun>();
-  const order: string[] = input.tasks.map((task) => task.id);
-  const known = new Set(order);
+  const listed = input.tasks.map((task) => task.id);
+  const known = new Set(listed);
+  // Tasks the run's task list lacks follow it in task-id order (not in the order they were read).
+  const unlisted = new Set<string>();
   for (const simulation of input.simulations) {
-    if (!known.has(simulation.task_id)) {
-      known.add(simulation.task_id);
-      order.push(simulation.task_id);
-    }
+    if (!known.has(simulation.task_id)) unlisted.add(simulation.task_id);
     const key = `${simulation.task_id}\u0000${simulation.trial ?? 0}`;
     const existing = byTaskTrial.get(key);
     // A finished simulation outranks an infrastructure error of the same slot.
     if (!existing || outcomeSymbol(existing) === "!") byTaskTrial.set(key, simulation);
   }
   const ran = new Set(input.simulations.map((simulation) => simulation.task_id));
-  const rows = order.filter((id) => ran.has(id));
+  const rows = [...listed, ...[...unlisted].sort(compareTaskIds)].filter((id) => ran.has(id));
   const trials = Math.max(
     input.info.num_trials,
     ...input.simulations.map((simulation) => (simulation.trial ?? 0) + 1),

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FAKE_FAULTS, type FakeProvider, faultReply, startFakeProvider } from "./fake-provider.ts";
+import {
+  FAKE_FAULTS,
+  type FakeProvider,
+  fakeEmbedding,
+  faultReply,
+  startFakeProvider,
+} from "./fake-provider.ts";
 
 let fake: FakeProvider | undefined;
 afterEach(async () => {
@@ -31,6 +37,38 @@ describe("fake provider", () => {
     expect(fake.requests).toHaveLength(0);
     // Serial would take 120 s; parallel takes about one latency (generous bound: CI machines are busy).
     expect(elapsed).toBeLessThan(15_000);
+  });
+
+  it("answers embeddings at OpenAI's and OpenRouter's paths, deterministically or from a handler", async () => {
+    fake = await startFakeProvider();
+    const embed = (base: string, input: unknown) =>
+      fetch(`${base}/embeddings`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "e", input, encoding_format: "float" }),
+      }).then((r) => r.json() as Promise<any>);
+    const openai = await embed(fake.openaiBaseUrl, ["a", "b"]);
+    expect(openai.data.map((d: any) => d.embedding)).toEqual([fakeEmbedding("a"), fakeEmbedding("b")]);
+    expect(fakeEmbedding("a")).not.toEqual(fakeEmbedding("b"));
+    const openrouter = await embed(fake.openrouterBaseUrl, "q");
+    expect(openrouter.data[0].embedding).toEqual(fakeEmbedding("q"));
+    expect(fake.embeddingRequests.map((r) => [r.path, r.input])).toEqual([
+      ["/v1/embeddings", ["a", "b"]],
+      ["/api/v1/embeddings", ["q"]],
+    ]);
+    await fake.close();
+    fake = await startFakeProvider({
+      embed: (r) => {
+        if (r.input.includes("boom")) throw new Error("scripted");
+        return r.input.map(() => [1, 0]);
+      },
+    });
+    expect((await embed(fake.openaiBaseUrl, ["x"])).data[0].embedding).toEqual([1, 0]);
+    const failed = await fetch(`${fake.openaiBaseUrl}/embeddings`, {
+      method: "POST",
+      body: '{"input": ["boom"]}',
+    });
+    expect(failed.status).toBe(500);
   });
 
   it("answers unknown routes with 404 and an empty queue with 400", async () => {

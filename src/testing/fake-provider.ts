@@ -1,6 +1,7 @@
 /**
  * A fake LLM provider: a real HTTP server on 127.0.0.1 (random port) that
- * speaks OpenAI Chat Completions (`POST /v1/chat/completions`), Anthropic
+ * speaks OpenAI Chat Completions (`POST /v1/chat/completions`) and embeddings
+ * (`POST /v1/embeddings`, also at OpenRouter's `/api/v1/embeddings`), Anthropic
  * Messages (`POST /v1/messages`) and Gemini (`POST /v1beta/models/{m}:generateContent`),
  * without streaming. Replies are scripted per test (a queue, then a handler);
  * faults (429 with retry-after, 5xx, delays, dropped connections, malformed
@@ -95,6 +96,30 @@ export interface FakeProviderOptions {
   simulateCache?: boolean;
   /** Smallest cacheable prefix in tokens (providers use 1024). */
   minCacheTokens?: number;
+  /** Answers embeddings requests (default {@link fakeEmbedding} per text). */
+  embed?: FakeEmbeddingHandler;
+}
+
+/** An embeddings request (`POST /v1/embeddings`, or OpenRouter's `/api/v1/embeddings`) as the server saw it. */
+export interface FakeEmbeddingRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  model: string;
+  input: string[];
+  /** The parsed JSON body (`encoding_format` etc.). */
+  body: any;
+}
+
+/**
+ * Computes the vectors of an embeddings request; a thrown error answers HTTP 500. Without one,
+ * each text gets a deterministic 8-dimensional vector derived from its sha256.
+ */
+export type FakeEmbeddingHandler = (request: FakeEmbeddingRequest) => number[][] | Promise<number[][]>;
+
+/** The default fake embedding of a text: 8 numbers in [-1, 1) from its sha256. */
+export function fakeEmbedding(text: string): number[] {
+  const digest = createHash("sha256").update(text).digest();
+  return Array.from({ length: 8 }, (_, i) => digest.readInt16BE(2 * i) / 32768);
 }
 
 /** A running fake provider. */
@@ -103,6 +128,10 @@ export interface FakeProvider {
   url: string;
   /** Base URLs to hand to the SDK adapters. */
   openaiBaseUrl: string;
+  /** OpenRouter's layout (`…/api/v1`), for its OpenAI-compatible embeddings. */
+  openrouterBaseUrl: string;
+  /** Embeddings requests received (always recorded). */
+  embeddingRequests: FakeEmbeddingRequest[];
   anthropicBaseUrl: string;
   googleBaseUrl: string;
   /** Recorded requests (when `record` is on). */
@@ -446,10 +475,53 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
   }
 
+  const embeddingRequests: FakeEmbeddingRequest[] = [];
+
+  async function answerEmbeddings(req: IncomingMessage, res: ServerResponse, path: string, text: string) {
+    const json = (status: number, value: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(value));
+    };
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return json(400, { error: { message: "fake provider: request body is not JSON" } });
+    }
+    const input: string[] = Array.isArray(body.input) ? body.input.map(String) : [String(body.input ?? "")];
+    const request: FakeEmbeddingRequest = {
+      path,
+      headers: req.headers,
+      model: String(body.model ?? ""),
+      input,
+      body,
+    };
+    embeddingRequests.push(request);
+    callCount++;
+    await wait(options.latencyMs ?? 0);
+    let vectors: number[][];
+    try {
+      vectors = options.embed ? await options.embed(request) : input.map(fakeEmbedding);
+    } catch (error) {
+      return json(500, { error: { message: `fake provider: embedding handler failed: ${String(error)}` } });
+    }
+    const tokens = input.reduce((sum, item) => sum + estimateTokens(item), 0);
+    json(200, {
+      object: "list",
+      data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),
+      model: request.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+  }
+
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = (req.url ?? "/").split("?")[0]!;
+    if (req.method === "POST" && (path === "/v1/embeddings" || path === "/api/v1/embeddings")) {
+      await answerEmbeddings(req, res, path, Buffer.concat(chunks).toString("utf8"));
+      return;
+    }
     let protocol: FakeProtocol;
     let model = "";
     const gemini = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(path);
@@ -539,6 +611,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   return {
     url,
     openaiBaseUrl: `${url}/v1`,
+    openrouterBaseUrl: `${url}/api/v1`,
+    embeddingRequests,
     anthropicBaseUrl: `${url}/v1`,
     googleBaseUrl: `${url}/v1beta`,
     requests,

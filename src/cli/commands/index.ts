@@ -6,10 +6,12 @@ import { registerDomainsCommand } from "./domains.ts";
 import { registerEvaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { registerExportCommand } from "./export.ts";
 import { registerMcpCommand } from "./mcp.ts";
+import { registerPlanCommand } from "./plan.ts";
 import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
 import { registerTelecomCommand } from "./telecom.ts";
+import { registerToolCommand } from "./tool.ts";
 import { registerViewCommand } from "./view.ts";
 
 /** Adds all subcommands to the program. */
@@ -22,7 +24,9 @@ export function registerCommands(program: Command): void {
   registerExportCommand(program);
   registerEvaluateTrajsCommand(program);
   registerCompareCommand(program);
+  registerPlanCommand(program);
   registerDataCommand(program);
   registerTelecomCommand(program);
   registerMcpCommand(program);
+  registerToolCommand(program);
 }

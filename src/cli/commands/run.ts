@@ -8,7 +8,8 @@
  */
 import { basename, isAbsolute, relative } from "node:path";
 import type { Command } from "commander";
-import { getAgentDefinition } from "../../agents/registry.ts";
+import { getAgentDefinition, registerAgent } from "../../agents/registry.ts";
+import { urlAgentFromFlags } from "../agent-flags.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { createLlmClient, loadPriceTable, type PriceTable, providerKey } from "../../llm/index.ts";
 import { localBaseUrl } from "../llm-options.ts";
@@ -23,6 +24,7 @@ import {
   shellQuote,
 } from "../../runner/cli-options.ts";
 import { createProgressRenderer } from "../../runner/progress.ts";
+import { createRetrievalServices } from "../../runner/retrieval-services.ts";
 import { executeRun, type RunConfig } from "../../runner/run.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../../runner/summary.ts";
@@ -48,6 +50,9 @@ export interface RunCommandOptions {
   timeout?: string;
   saveTo?: string;
   agent: string;
+  agentUrl?: string;
+  agentA2a?: string;
+  agentTimeout?: string;
   user: string;
   agentLlm: string;
   userLlm: string;
@@ -64,6 +69,8 @@ export interface RunCommandOptions {
   dataDir?: string;
   enforceCommunicationProtocol?: boolean;
   progressInterval: string;
+  retrievalConfig?: string;
+  retrievalConfigKwargs?: string;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -107,6 +114,12 @@ export function runConfigFromOptions(
   io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx" | "script">,
 ): RunConfig {
   const dataDir = resolveDataDir(options.dataDir);
+  // An agent behind a URL is registered under its adapter's name and runs as that agent.
+  const urlAgent = urlAgentFromFlags(options, process.env);
+  if (urlAgent) {
+    registerAgent(urlAgent);
+    options = { ...options, agent: urlAgent.name };
+  }
   const agentLlm = parseModelOption("--agent-llm", options.agentLlm);
   const userLlm = parseModelOption("--user-llm", options.userLlm);
   const judgeText = options.judge ?? options.judgeLlm;
@@ -158,6 +171,10 @@ export function runConfigFromOptions(
     solo: options.solo ? true : undefined,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     resultsPath,
+    retrievalConfig: options.retrievalConfig ?? null,
+    retrievalConfigKwargs: options.retrievalConfigKwargs
+      ? parseJsonObjectOption("--retrieval-config-kwargs", options.retrievalConfigKwargs)
+      : null,
     resumeCommand: resumeCommandFor(io.argv, resultsPath, {
       launcher: io.viaNpx ? "npx tau" : io.script ? `node ${shellQuote(io.script)}` : "tau",
     }),
@@ -181,20 +198,27 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
       roles.push(judgeRole(options.judge === undefined ? "--judge-llm" : "--judge"));
     return roles;
   };
+  const clientOptions = {
+    ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
+    ...(priceTable ? { priceTable } : {}),
+    promptCache: options.promptCache,
+  };
   const outcome = await executeRun(config, {
     createLlm: (model, onEvent) => {
       try {
         return createLlmClient(model, {
           ...localBaseUrl(model, options.llmBaseUrl),
-          ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
-          ...(priceTable ? { priceTable } : {}),
-          promptCache: options.promptCache,
+          ...clientOptions,
           onEvent,
         });
       } catch (error) {
         throw explainMissingKey(error, model, rolesOf(model));
       }
     },
+    retrievalServices: createRetrievalServices({
+      createLlm: (model) =>
+        createLlmClient(model, { ...localBaseUrl(model, options.llmBaseUrl), ...clientOptions }),
+    }),
     providerKey,
     createProgress: (progress) =>
       createProgressRenderer(progress, { isTty: io.isTty, write: io.stderr, intervalMs: progressIntervalMs }),
@@ -248,6 +272,12 @@ export function registerRunCommand(program: Command): void {
       "run name (saved under ./runs/NAME/) or a results path ending in .json; an existing run there is resumed, an upstream results.json included (backed up to .bak)",
     )
     .option("--agent <name>", "agent implementation", "llm_agent")
+    .option(
+      "--agent-url <base-url>",
+      "an agent service speaking OpenAI Chat Completions (docs/agent-protocol.md)",
+    )
+    .option("--agent-a2a <url>", "an agent speaking A2A (docs/agent-protocol.md)")
+    .option("--agent-timeout <seconds>", "limit per call to a --agent-url / --agent-a2a agent", "600")
     .option("--user <name>", "user implementation", "user_simulator")
     .option("--agent-llm <provider/model>", "agent model", DEFAULT_LLM)
     .option("--user-llm <provider/model>", "user simulator model", DEFAULT_LLM)
@@ -266,6 +296,14 @@ export function registerRunCommand(program: Command): void {
     .option("--solo", "solo mode (normally inferred from the agent)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
+    .option(
+      "--retrieval-config <name>",
+      "banking_knowledge: the agent's knowledge-base tools and policy (default alltools; offline: bm25, bm25_grep, grep_only, no_knowledge, full_kb, golden_retrieval)",
+    )
+    .option(
+      "--retrieval-config-kwargs <json>",
+      'banking_knowledge: overrides such as {"top_k": 5, "grep_top_k": 10, "case_sensitive": false, "reranker_min_score": 5}',
+    )
     .option(
       "--progress-interval <seconds>",
       "seconds between plain progress lines when not on a terminal",
