@@ -516,23 +516,30 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       });
     };
 
-    // This session's provider usage: saved now and then (a kill -9 loses little) and at the end.
-    const session = { id: randomUUID(), startedAt: nowIso(), recorded: 0 };
+    // This session's provider usage: written with every batch of simulation records (so what a
+    // durable simulation cost is durable too; a kill -9 loses only the usage of simulations in
+    // flight), now and then while nothing finishes, and at the end.
+    const session = { id: randomUUID(), startedAt: nowIso(), recorded: 0, appended: 0 };
     let savedMark = "";
-    const saveUsage = async () => {
-      const mark = `${usage.version}/${session.recorded}`;
-      if (units.length === 0 || mark === savedMark) return;
+    const sessionRecord = (): SessionRecord | null => {
+      const mark = `${usage.version}/${session.appended}`;
+      if (units.length === 0 || mark === savedMark || mark === "0/0") return null;
       savedMark = mark;
-      await writer.append({
+      return {
         kind: "session",
         version: CHECKPOINT_VERSION,
         session_id: session.id,
         started_at: session.startedAt,
         updated_at: nowIso(),
-        simulations: session.recorded,
+        simulations: session.appended,
         usage: usage.snapshot(),
-      });
+      };
     };
+    const saveUsage = async () => {
+      const record = sessionRecord();
+      if (record) await writer.append(record);
+    };
+    writer.setTrailer(sessionRecord);
     const usageTimer = setInterval(() => {
       saveUsage().catch(() => {
         // A failed periodic save is retried by the final one, which does report errors.
@@ -550,8 +557,10 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         maxRetries: config.maxRetries,
         retryDelayMs: config.retryDelayMs,
         runSimulation,
-        record: (simulation) =>
-          writer.append({ kind: "simulation", version: CHECKPOINT_VERSION, simulation }),
+        record: (simulation) => {
+          session.appended++;
+          return writer.append({ kind: "simulation", version: CHECKPOINT_VERSION, simulation });
+        },
         onStart: () => {
           progress.started();
           renderer?.update();
