@@ -163,13 +163,25 @@ export class ProviderLlmClient implements LlmClient {
     });
     const texts = result.content.filter((p) => p.type === "text").map((p) => p.text);
     const content = texts.length > 0 ? texts.join("") : null;
-    const toolCalls = extractToolCalls(config, result.content, rawText);
+    // A reply that arrived but cannot be used is a failed call too (counted as such), never retried here.
+    const failed = (error: LlmError): LlmError => {
+      config.onEvent?.({ type: "error", model: config.model, kind: error.kind, message: error.message });
+      return error;
+    };
+    let toolCalls: ToolCall[];
+    try {
+      toolCalls = extractToolCalls(config, result.content, rawText);
+    } catch (error) {
+      throw error instanceof LlmError ? failed(error) : error;
+    }
     if ((content === null || content.trim() === "") && toolCalls.length === 0) {
       // Upstream raises on an empty message (P6); the runner retries the whole simulation.
-      throw new LlmError(`${config.model}: empty reply (no text, no tool calls)`, {
-        kind: "empty_response",
-        model: config.model,
-      });
+      throw failed(
+        new LlmError(`${config.model}: empty reply (no text, no tool calls)`, {
+          kind: "empty_response",
+          model: config.model,
+        }),
+      );
     }
     const reasoning = replayFromContent(config.provider, result.content);
     return {

@@ -247,6 +247,7 @@ export class CheckpointWriter {
   private handle: FileHandle | null = null;
   private queue: { line: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | null = null;
+  private trailer: (() => CheckpointRecord | null) | null = null;
 
   private constructor(readonly path: string) {}
 
@@ -270,6 +271,15 @@ export class CheckpointWriter {
     return writer;
   }
 
+  /**
+   * A record to write after every batch of appends, in the same write and sync (null: nothing
+   * new). The runner's session usage rides along this way, so what a durable simulation cost is
+   * durable with it: a kill -9 loses only the usage of simulations still in flight.
+   */
+  setTrailer(trailer: (() => CheckpointRecord | null) | null): void {
+    this.trailer = trailer;
+  }
+
   /** Appends one record; resolves when it is durable. */
   append(record: CheckpointRecord): Promise<void> {
     const line = `${formatCheckpointLine(record)}\n`;
@@ -285,7 +295,9 @@ export class CheckpointWriter {
       this.queue = [];
       try {
         if (!this.handle) throw new Error(`checkpoint ${this.path} is closed`);
-        await this.handle.appendFile(batch.map((item) => item.line).join(""), "utf8");
+        const trailer = this.trailer?.() ?? null;
+        const text = batch.map((item) => item.line).join("");
+        await this.handle.appendFile(trailer ? `${text}${formatCheckpointLine(trailer)}\n` : text, "utf8");
         await this.handle.datasync();
         for (const item of batch) item.resolve();
       } catch (error) {

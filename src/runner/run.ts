@@ -147,8 +147,11 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
         maxRetries: config.maxRetries,
         retryDelayMs: config.retryDelayMs,
         runSimulation: (unit, signal) => runner.run(unit, signal),
-        record: (simulation) =>
-          writer.append({ kind: "simulation", version: CHECKPOINT_VERSION, simulation }),
+        record: (simulation) => {
+          // Counted before the write, so the session trailer of this very write includes it.
+          session.simulationRecorded();
+          return writer.append({ kind: "simulation", version: CHECKPOINT_VERSION, simulation });
+        },
         onStart: (unit) => emit({ type: "simulation_started", unit }),
         onRetry: (unit, attempt, error) => {
           session.counter.simulationRetried();
@@ -159,7 +162,6 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
           // string is the unit's, so a finished simulation adds no key of its own.
           const slim = slimSimulation(simulation);
           keepWinner(all, unit.key, slim);
-          session.simulationRecorded();
           emit({ type: "simulation_finished", unit, simulation: slim });
         },
         ...(deps.signal ? { signal: deps.signal } : {}),

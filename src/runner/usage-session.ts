@@ -1,7 +1,7 @@
 /**
  * This invocation's provider usage as a `session` record of the checkpoint:
- * saved now and then while the batch runs (a kill -9 loses little) and once
- * at the end; the latest record per session id counts.
+ * written with every batch of simulation records, now and then while nothing
+ * finishes, and once at the end; the latest record per session id counts.
  */
 import { randomUUID } from "node:crypto";
 import { nowIso } from "../core/messages.ts";
@@ -11,6 +11,8 @@ import { LlmUsageCounter } from "./llm-usage.ts";
 /** Where session records go (the checkpoint writer). */
 export interface SessionSink {
   append(record: CheckpointRecord): Promise<void>;
+  /** Called with each batch of appends; what it returns is written in the same write. */
+  setTrailer(trailer: (() => CheckpointRecord | null) | null): void;
 }
 
 /** Counts one session's usage and saves it. */
@@ -32,12 +34,12 @@ export class UsageSession {
     this.recorded++;
   }
 
-  /** Appends the session record when something changed since the last save (nothing before {@link startSaving}). */
-  async save(): Promise<void> {
+  /** The session record when something changed since the last one was taken, else null (also before {@link startSaving}). */
+  take(): CheckpointRecord | null {
     const mark = `${this.counter.version}/${this.recorded}`;
-    if (!this.active || this.sink === null || mark === this.savedMark) return;
+    if (!this.active || this.sink === null || mark === this.savedMark) return null;
     this.savedMark = mark;
-    await this.sink.append({
+    return {
       kind: "session",
       version: CHECKPOINT_VERSION,
       session_id: this.id,
@@ -45,12 +47,21 @@ export class UsageSession {
       updated_at: nowIso(),
       simulations: this.recorded,
       usage: this.counter.snapshot(),
-    });
+    };
+  }
+
+  /** Appends the session record when something changed since the last one was taken. */
+  async save(): Promise<void> {
+    const record = this.take();
+    if (record) await this.sink?.append(record);
   }
 
   /** Saves into `sink` from now on: every `intervalMs` until {@link stopSaving}, and on {@link save}. */
   startSaving(sink: SessionSink, intervalMs: number): void {
     this.sink = sink;
+    // The record rides along every batch of appends: what a durable simulation cost is durable
+    // with it, and a kill -9 loses only the usage of simulations still in flight.
+    sink.setTrailer(() => this.take());
     this.timer = setInterval(() => {
       this.save().catch(() => {
         // A failed periodic save is retried by the final one, which does report errors.
@@ -62,5 +73,6 @@ export class UsageSession {
   stopSaving(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.sink?.setTrailer(null);
   }
 }

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeProvider, fakeEmbedding, startFakeProvider } from "./fake-provider.ts";
+import {
+  FAKE_FAULTS,
+  type FakeProvider,
+  fakeEmbedding,
+  faultReply,
+  startFakeProvider,
+} from "./fake-provider.ts";
 
 let fake: FakeProvider | undefined;
 afterEach(async () => {
@@ -81,5 +87,37 @@ describe("fake provider", () => {
     expect(first.usage.prompt_tokens_details.cached_tokens).toBe(0);
     expect(second.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
     expect(second.usage.prompt_tokens_details.cached_tokens).toBeLessThanOrEqual(second.usage.prompt_tokens);
+  });
+});
+
+describe("fake provider faults", () => {
+  it("cuts a body short after announcing its full length", async () => {
+    fake = await startFakeProvider({ replies: [{ kind: "truncate", text: "hello there" }] });
+    const response = await chat(fake.url, "x");
+    expect(response.status).toBe(200);
+    const announced = Number(response.headers.get("content-length"));
+    await expect(response.text()).rejects.toThrow();
+    expect(announced).toBeGreaterThan(0);
+  });
+
+  it("names every fault in each protocol's own error shape", async () => {
+    expect(faultReply("overloaded_529", "anthropic")).toMatchObject({ kind: "error", status: 529 });
+    expect(faultReply("rate_limit_retry_after", "openai")).toMatchObject({
+      status: 429,
+      retryAfterSeconds: 1,
+    });
+    expect(faultReply("rate_limit", "google")).not.toHaveProperty("retryAfterSeconds");
+    fake = await startFakeProvider({ replies: [faultReply("context_overflow", "anthropic")] });
+    const response = await fetch(`${fake.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [] }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: "prompt is too long: 212345 tokens > 200000 maximum" },
+    });
+    expect(new Set(FAKE_FAULTS).size).toBe(12);
   });
 });

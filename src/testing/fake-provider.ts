@@ -59,7 +59,12 @@ export type FakeReply =
   /** Never answers (until the server closes): for timeouts. */
   | { kind: "hang" }
   /** Destroys the connection without an answer: a network error. */
-  | { kind: "drop"; delayMs?: number };
+  | { kind: "drop"; delayMs?: number }
+  /**
+   * Answers 200 with the headers and the first part of a normal reply (`text`, as a message),
+   * then destroys the connection: a body cut short (the announced length never arrives).
+   */
+  | { kind: "truncate"; text?: string; delayMs?: number };
 
 /** A request as the fake server saw it. */
 export interface FakeRequest {
@@ -269,24 +274,51 @@ function argumentsText(args: FakeToolCall["arguments"]): string {
   return typeof args === "string" ? args : pyDumps(args);
 }
 
+/** Anthropic's error `type` per status (its API reference). */
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  529: "overloaded_error",
+};
+
+/** Google's error `status` per HTTP status (google.rpc.Code names). */
+const GOOGLE_ERROR_STATUSES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
 function errorBody(protocol: FakeProtocol, status: number, message: string): string {
   switch (protocol) {
     case "openai":
       return JSON.stringify({
         error: {
           message,
-          type: status === 429 ? "rate_limit_error" : "api_error",
+          type:
+            status === 429
+              ? "rate_limit_error"
+              : status >= 400 && status < 500
+                ? "invalid_request_error"
+                : "api_error",
           code: /context/i.test(message) ? "context_length_exceeded" : null,
         },
       });
     case "anthropic":
       return JSON.stringify({
         type: "error",
-        error: { type: status === 429 ? "rate_limit_error" : "api_error", message },
+        error: { type: ANTHROPIC_ERROR_TYPES[status] ?? "api_error", message },
       });
     case "google":
       return JSON.stringify({
-        error: { code: status, message, status: status === 429 ? "RESOURCE_EXHAUSTED" : "INTERNAL" },
+        error: { code: status, message, status: GOOGLE_ERROR_STATUSES[status] ?? "INTERNAL" },
       });
     default: {
       const unreachable: never = protocol;
@@ -543,6 +575,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       case "drop":
         req.socket.destroy();
         return;
+      case "truncate": {
+        const full = Buffer.from(renderMessage(protocol, body, model, { text: reply.text ?? "cut short" }));
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(full.length) });
+        res.write(full.subarray(0, Math.floor(full.length / 2)), () => req.socket.destroy());
+        return;
+      }
       default: {
         const unreachable: never = reply;
         throw new TypeError(`unknown fake reply ${kind} ${JSON.stringify(unreachable)}`);
@@ -605,4 +643,75 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
 function noReply(): FakeReply {
   return { kind: "error", status: 400, message: "fake provider: no scripted reply left" };
+}
+
+/** The faults a provider can throw at a client, by name: the vocabulary of the fault suite. */
+export const FAKE_FAULTS = [
+  "rate_limit_retry_after",
+  "rate_limit",
+  "server_500",
+  "bad_gateway_502",
+  "unavailable_503",
+  "overloaded_529",
+  "connection_reset",
+  "timeout",
+  "truncated_body",
+  "malformed_tool_json",
+  "empty_reply",
+  "context_overflow",
+] as const;
+export type FakeFault = (typeof FAKE_FAULTS)[number];
+
+/** How each provider words a prompt that does not fit (what clients recognise context overflow by). */
+const CONTEXT_OVERFLOW_MESSAGES: Record<FakeProtocol, string> = {
+  openai:
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens.",
+  anthropic: "prompt is too long: 212345 tokens > 200000 maximum",
+  google: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+};
+
+/**
+ * The reply that injects `fault`, in `protocol`'s own shape: a 429 with or without `retry-after`,
+ * 5xx (Anthropic's 529 "overloaded" included), a reset connection, a call that never answers (the
+ * client's timeout must fire), a body cut short, a tool call whose arguments are not a JSON object
+ * (unparsable text where the API sends a string, a bare string where it sends an object), an
+ * empty reply (no text, no tool calls), and the provider's own "context too long" 400.
+ */
+export function faultReply(fault: FakeFault, protocol: FakeProtocol, toolName = "get_users"): FakeReply {
+  switch (fault) {
+    case "rate_limit_retry_after":
+      return { kind: "error", status: 429, retryAfterSeconds: 1, message: "fake provider: rate limited" };
+    case "rate_limit":
+      return { kind: "error", status: 429, message: "fake provider: rate limited" };
+    case "server_500":
+      return { kind: "error", status: 500, message: "fake provider: internal error" };
+    case "bad_gateway_502":
+      return { kind: "error", status: 502, message: "fake provider: bad gateway" };
+    case "unavailable_503":
+      return { kind: "error", status: 503, message: "fake provider: unavailable" };
+    case "overloaded_529":
+      return { kind: "error", status: 529, message: "fake provider: overloaded" };
+    case "connection_reset":
+      return { kind: "drop" };
+    case "timeout":
+      return { kind: "hang" };
+    case "truncated_body":
+      return { kind: "truncate" };
+    case "malformed_tool_json":
+      // OpenAI-style APIs send arguments as a JSON string, which can be cut off; Anthropic and
+      // Gemini send an object, so theirs is the wrong type instead.
+      return {
+        toolCalls: [
+          { name: toolName, arguments: protocol === "openai" ? '{"user_id": "user_1"' : '"user_id=user_1"' },
+        ],
+      };
+    case "empty_reply":
+      return { text: null };
+    case "context_overflow":
+      return { kind: "error", status: 400, message: CONTEXT_OVERFLOW_MESSAGES[protocol] };
+    default: {
+      const unreachable: never = fault;
+      throw new TypeError(`unknown fault ${String(unreachable)}`);
+    }
+  }
 }

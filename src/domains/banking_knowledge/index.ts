@@ -37,9 +37,7 @@ import { type BankingTexts, loadBankingTexts } from "./texts.ts";
 import type { AgentToolsState, UserToolsState } from "./toolkit-state.ts";
 import { offeredUserTools, USER_DISCOVERABLE_TOOLS } from "./user-tools.ts";
 
-export { RETRIEVAL_CONFIG_NAMES } from "./retrieval/variants.ts";
 export type { RelevanceRater, RetrievalServices } from "./retrieval/tools.ts";
-export type { Embedder } from "./retrieval/dense.ts";
 
 const NAME = "banking_knowledge";
 
