@@ -342,7 +342,7 @@ describe.skipIf(!hasData)("tau1 episodes with scripted models (skipped: TAU1_DAT
       trials: 1,
       fewShotPath: null,
     });
-    const simulation = await run({ trial: 0, task, seed: 1, key: "k" }, new AbortController().signal);
+    const simulation = await run({ trial: 0, task, seed: 1 }, new AbortController().signal);
     const { displays } = readFewShotDisplays(d.tau1.fewShotPath());
     const drawn = pythonSample(new MersenneTwister(10), displays.length, 5);
     expect((simulation.info?.tau1 as { few_shot?: number[] } | undefined)?.few_shot).toEqual(drawn);

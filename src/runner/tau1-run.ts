@@ -248,7 +248,7 @@ export interface Tau1UnitRunnerOptions {
 /** Builds the runner's `runSimulation` for a τ-bench run. */
 export function createTau1UnitRunner(
   options: Tau1UnitRunnerOptions,
-): (unit: WorkUnit, signal: AbortSignal) => Promise<SimulationRun> {
+): (unit: Pick<WorkUnit, "trial" | "task" | "seed">, signal: AbortSignal) => Promise<SimulationRun> {
   const { domain } = options;
   const texts = tau1Texts(domain, options.agent);
   const toolsInfo = domain.tau1.toolsInfo() as unknown as ToolSchema[];

@@ -13,16 +13,11 @@ import { loadDomain } from "../../domains/registry.ts";
 import { isTau1Domain } from "../../domains/tau1/index.ts";
 import { createLlmJudge } from "../../evaluation/nl-assertions.ts";
 import { createLlmClient } from "../../llm/index.ts";
-import { localBaseUrl } from "../llm-options.ts";
-import {
-  DEFAULT_LLM,
-  defaultLlmArgs,
-  parseJsonObjectOption,
-  parseModelOption,
-} from "../../runner/cli-options.ts";
+import { localBaseUrl } from "../../llm/local-base-url.ts";
+import { DEFAULT_LLM, defaultLlmArgs, parseJsonObjectOption, parseModelOption } from "../options.ts";
 import { loadRun } from "../../runner/run-file.ts";
 import { isSoloRun, regradeSimulations, tasksNeedJudge } from "../../runner/regrade.ts";
-import { renderSummary } from "../../runner/summary.ts";
+import { renderSummary } from "../summary.ts";
 import {
   regradedTau1Entry,
   tau1Entries,

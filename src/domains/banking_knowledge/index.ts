@@ -37,9 +37,7 @@ import { type BankingTexts, loadBankingTexts } from "./texts.ts";
 import type { AgentToolsState, UserToolsState } from "./toolkit-state.ts";
 import { offeredUserTools, USER_DISCOVERABLE_TOOLS } from "./user-tools.ts";
 
-export { RETRIEVAL_CONFIG_NAMES } from "./retrieval/variants.ts";
 export type { RelevanceRater, RetrievalServices } from "./retrieval/tools.ts";
-export type { Embedder } from "./retrieval/dense.ts";
 
 const NAME = "banking_knowledge";
 
@@ -118,6 +116,7 @@ function configured(
     shared.kb,
     services,
     services.embeddingsCacheDir ?? defaultEmbeddingsCacheDir(),
+    (query, document) => texts().rerankerPrompt(query, document),
   );
   const agentTools = lazy((): ToolDef<AgentToolsState>[] => [
     ...retrievalTools(variant, texts()),
@@ -175,21 +174,42 @@ function configured(
         settings.retrievalConfigKwargs ?? null,
         (settings.services as RetrievalServices | undefined) ?? services,
       ),
+    notices: () =>
+      texts().source === "paraphrased"
+        ? [
+            "banking_knowledge: upstream's tools.py was not found, so the discoverable tools' texts that unlock_discoverable_agent_tool and give_discoverable_user_tool print are taubench's own wording; set TAU_UPSTREAM_SRC to a tau2-bench v1.0.1 checkout for upstream's",
+          ]
+        : [],
     checkRequirements: () => {
       const needs = requirementsOf(variant);
-      if (needs.embedders.length > 0 && !services.embedder)
-        throw new UsageError(
-          `Retrieval config '${variant.name}' needs an embedding model (${needs.embedders.join(", ")}); none is configured`,
-        );
-      if (needs.reranker && !services.rater)
-        throw new UsageError(
-          `Retrieval config '${variant.name}' needs the reranker's model; none is configured`,
-        );
+      const offline =
+        "or choose an offline --retrieval-config (bm25, bm25_grep, grep_only, no_knowledge, full_kb, golden_retrieval)";
+      const fail = (what: string, error?: unknown): never => {
+        throw new UsageError(`Retrieval config '${variant.name}' needs ${what}; ${offline}`, {
+          cause: error,
+        });
+      };
+      for (const provider of needs.embedders) {
+        if (!services.embedder) fail(`an embedding model (${provider})`);
+        try {
+          services.embedder?.requireKey?.(provider);
+        } catch (error) {
+          fail(`${provider}'s embedding model: ${(error as Error).message}`, error);
+        }
+      }
+      if (needs.reranker) {
+        if (!services.rater) fail("the LLM reranker's model");
+        try {
+          services.rater?.ready?.();
+        } catch (error) {
+          fail(`the LLM reranker's model: ${(error as Error).message}`, error);
+        }
+      }
       if (needs.shell) {
         try {
           checkSandbox();
         } catch (error) {
-          throw new UsageError((error as Error).message, { cause: error });
+          fail(`the shell sandbox: ${(error as Error).message}`, error);
         }
       }
     },
@@ -199,9 +219,11 @@ function configured(
 
 function load(dataDir: string): Domain {
   const dir = join(dataDir, "domains", NAME);
+  // The DB is read now, like every domain's; the knowledge base, its indexes and the texts on first use.
+  const db = readDb(join(dir, "db.json"), TransactionalDb);
   const shared: Shared = {
     dir,
-    db: lazy(() => readDb(join(dir, "db.json"), TransactionalDb)),
+    db: () => db,
     texts: lazy(() => loadBankingTexts(dataDir)),
     kb: lazy(() => knowledgeBase(join(dir, "documents"))),
     tasks: lazy(() => readTaskFolder(join(dir, "tasks"))),

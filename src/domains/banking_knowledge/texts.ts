@@ -33,6 +33,8 @@ export interface BankingTexts {
   readonly noDocuments: string;
   /** The run-level policy recorded for `golden_retrieval`, whose real policy is per task. */
   readonly perTaskPolicy: string;
+  /** The LLM reranker's question about one document (answered with a 0–10 `relevance_score`). */
+  rerankerPrompt(query: string, document: string): string;
 }
 
 const TOOLS_PY = join("src", "tau2", "domains", "banking_knowledge", "tools.py");
@@ -117,6 +119,8 @@ export function loadBankingTexts(dataDir: string, env: NodeJS.ProcessEnv = proce
     // available; until then they are ours (the docstring parser for them is not this module's).
     description: fallback.description,
     paramDescription: fallback.paramDescription,
+    // upstream's reranker prompt is not in tools.py/retrieval.py; ours stands in for it.
+    rerankerPrompt: fallback.rerankerPrompt,
   };
 }
 
@@ -146,6 +150,10 @@ export function paraphrasedTexts(): BankingTexts {
     denseSearchSentence: (provider, model) =>
       `\`KB_search_dense\` finds documents by embedding similarity, using ${provider === "openai" ? "OpenAI's" : "OpenRouter's"} \`${model}\` model.`,
     noDocuments: "(no documents)",
+    rerankerPrompt: (query, document) =>
+      "Rate how useful the document below is for answering the query, from 0 (no help at all) to 10 " +
+      "(it fully answers it). A document that only touches the same topic without helping to answer " +
+      `counts as not useful.\n\nQuery:\n${query}\n\nDocument:\n${document}`,
     perTaskPolicy: "(each simulation has its own policy: see its 'policy' field)",
   };
 }
