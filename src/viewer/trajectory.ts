@@ -15,7 +15,7 @@ import type { Domain } from "../domains/types.ts";
 import { diffDbStates } from "../env/db-diff.ts";
 import type { DbState } from "../env/db-state.ts";
 import { buildGoldEnvironment, replayPredicted, toolKinds } from "../evaluation/index.ts";
-import { actionsFromMessages, goldData, replayedTau1Data } from "../evaluation/tau1.ts";
+import { actionsFromMessages, replayedTau1Data } from "../evaluation/tau1.ts";
 import { isSoloRun } from "../runner/regrade.ts";
 import type { RunIndex } from "./run-index.ts";
 import type { DbDiffReport, DbDifferenceRow, GoldStepRow, TrajectoryData } from "./wire.ts";
@@ -77,6 +77,17 @@ function rowsOf(differences: ReturnType<typeof diffDbStates>["differences"]): Db
   }));
 }
 
+/** The report when replaying the task threw. */
+function replayFailed(error: unknown): { report: DbDiffReport; gold: null } {
+  return {
+    report: {
+      status: "unavailable",
+      reason: `replaying the task failed: ${(error as Error).message.split("\n")[0]}`,
+    },
+    gold: null,
+  };
+}
+
 /** The DB difference of one simulation (see the module comment). */
 export function dbDiffOf(
   simulation: SimulationRun,
@@ -135,13 +146,7 @@ export function dbDiffOf(
       gold,
     };
   } catch (error) {
-    return {
-      report: {
-        status: "unavailable",
-        reason: `replaying the task failed: ${(error as Error).message.split("\n")[0]}`,
-      },
-      gold: null,
-    };
+    return replayFailed(error);
   }
 }
 
@@ -170,8 +175,8 @@ function tau1DbDiff(
         error: observation.startsWith("Error"),
       });
     }
-    // The grading's gold state skips the terminating transfer, which changes nothing either way.
-    const expected = goldData(domain, record).data;
+    // The grading's gold replay skips the terminating transfer, which changes no data.
+    const expected = gold;
     const predicted = replayedTau1Data(domain, actionsFromMessages(simulation.messages));
     if (expected.hash() === predicted.hash()) return { report: { status: "match" }, gold: steps };
     const diff = expected.diff(predicted, DIFF_LIMIT);
@@ -186,13 +191,7 @@ function tau1DbDiff(
       gold: steps,
     };
   } catch (error) {
-    return {
-      report: {
-        status: "unavailable",
-        reason: `replaying the task failed: ${(error as Error).message.split("\n")[0]}`,
-      },
-      gold: null,
-    };
+    return replayFailed(error);
   }
 }
 
