@@ -1,44 +1,14 @@
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { defineAgent } from "../agents/define.ts";
-import { ReplayAgent } from "../agents/replay-agent.ts";
 import { readResultsFile } from "../core/results-file.ts";
+import { coinReplayAgent, REPLAY_SOLVED_MOCK_TASKS } from "../testing/coin-agent.ts";
 import { offlineEvaluation } from "../testing/run-config.ts";
 import { runEvaluation } from "./evaluate.ts";
 import { readUntilDecidedRecord } from "./until-decided.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 
-/**
- * The replay agent on a coin flip: with chance `rate` (drawn from the task id and the trial seed,
- * so a resume draws the same) it replays the task, otherwise it only closes (the task fails).
- */
-const coinReplay = (rate: number) =>
-  defineAgent({
-    name: `coin_replay_${rate}`,
-    create(ctx) {
-      const draw =
-        createHash("sha256").update(`${ctx.task.id}/${ctx.seed}`).digest().readUInt32BE(0) / 2 ** 32;
-      const task =
-        draw < rate
-          ? ctx.task
-          : {
-              ...ctx.task,
-              evaluation_criteria: { ...ctx.task.evaluation_criteria, actions: [], communicate_info: [] },
-            };
-      return new ReplayAgent(task as typeof ctx.task, { solo: false });
-    },
-  });
-
-/** The mock tasks the replay agent solves (so only the coin decides the baseline's outcomes). */
-const taskIds = [
-  "create_task_1",
-  "impossible_task_1",
-  "update_task_1",
-  "update_task_with_initialization_actions",
-  "update_task_with_initialization_data",
-  "update_task_with_message_history",
-];
+const taskIds = REPLAY_SOLVED_MOCK_TASKS;
+const coinReplay = coinReplayAgent;
 
 describe.skipIf(!dataDir)("runEvaluation until decided (skipped: TAU_DATA_DIR not set)", () => {
   it("stops early when the difference is large, records why, and does not run a decided run again", async () => {
