@@ -14,6 +14,7 @@ import {
   isSuccessful,
 } from "../metrics/index.ts";
 import { formatUsageLine, parseRunUsage } from "../runner/llm-usage.ts";
+import { describeUntilDecided, readUntilDecidedRecord } from "../runner/until-decided.ts";
 
 /** What a summary is computed from. */
 export interface SummaryInput {
@@ -123,6 +124,9 @@ export function renderSummary(input: SummaryInput): string {
     }
     if (infra.length > 20) lines.push(`  … and ${infra.length - 20} more`);
   }
+  // `tau run --against RUN --until-decided`: the sequential comparison's looks and decision.
+  const untilDecided = readUntilDecidedRecord(info.taubench);
+  if (untilDecided) lines.push("", ...describeUntilDecided(untilDecided));
   lines.push("");
   lines.push(...renderOutcomeGrid(input));
   return lines.join("\n");
