@@ -72,6 +72,8 @@ export interface RunCommandOptions {
   progressInterval: string;
   retrievalConfig?: string;
   retrievalConfigKwargs?: string;
+  /** commander's `--no-policy` (false when given). */
+  policy?: boolean;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -173,6 +175,7 @@ export function evaluationOptionsFromFlags(
     retrievalConfigKwargs: options.retrievalConfigKwargs
       ? parseJsonObjectOption("--retrieval-config-kwargs", options.retrievalConfigKwargs)
       : null,
+    ...(options.policy === false ? { noPolicy: true } : {}),
     llm,
     resumeCommand: (resultsPath) =>
       resumeCommandFor(io.argv, resultsPath, {
@@ -300,6 +303,10 @@ export function registerRunCommand(program: Command): void {
     .option("--solo", "solo mode (normally inferred from the agent)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
+    .option(
+      "--no-policy",
+      "ablation (τ-bench Table 3): the agent gets no policy document; recorded in the results",
+    )
     .option(
       "--retrieval-config <name>",
       "banking_knowledge: the agent's knowledge-base tools and policy (default alltools; offline: bm25, bm25_grep, grep_only, no_knowledge, full_kb, golden_retrieval)",

@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../../core/errors.ts";
 import { parseIntegerOption } from "../options.ts";
+import { hallucinatedIds } from "../../metrics/hallucinated-ids.ts";
 import { loadRun } from "../../runner/run-file.ts";
 import { renderSummary, renderTrajectory } from "../summary.ts";
 import { type ViewWebOptions, viewWebCommand } from "./view-web.ts";
@@ -26,7 +27,10 @@ export async function viewCommand(
   if (options.task === undefined) {
     if (options.trial !== undefined) throw new UsageError("--trial needs --task");
     write(`${run.path}\n`);
-    write(`${renderSummary(run)}\n`);
+    // Full simulations: the hallucinated-id counter reads their tool outputs.
+    const simulations = await run.full(run.simulations.map((_, index) => index));
+    const ids = hallucinatedIds(run.info.environment_info.domain_name, simulations);
+    write(`${renderSummary({ ...run, hallucinatedIds: ids })}\n`);
     return;
   }
   const trial = options.trial === undefined ? null : parseIntegerOption("--trial", options.trial, 0);
