@@ -5,6 +5,7 @@ import { type FakeProvider, type FakeRequest, startFakeProvider } from "../../te
 import { writeReviewFixtureRun } from "../../testing/review-fixtures.ts";
 import { analyzeCommand } from "./analyze.ts";
 import { reviewCommand } from "./review.ts";
+import { viewCommand } from "./view.ts";
 
 const providers: FakeProvider[] = [];
 afterEach(async () => {
@@ -81,6 +82,22 @@ describe("tau review and tau analyze (commands)", () => {
     );
     expect(text).toContain("review.jsonl");
     expect(text).toContain("results_reviewed.json");
+
+    // tau view: the standard summary first, then the fault audit read from review.jsonl.
+    let view = "";
+    await viewCommand(path, { maxToolChars: "500" }, (chunk) => (view += chunk));
+    expect(view).toContain("Fault audit (LLM review of 2 simulation(s)");
+    expect(view.indexOf("Per-task outcomes")).toBeGreaterThan(-1);
+    expect(view.indexOf("Fault audit")).toBeGreaterThan(view.indexOf("Per-task outcomes"));
+    expect(view).toContain("NON-STANDARD VIEW");
+    // Without a review there is no audit.
+    let plain = "";
+    await viewCommand(
+      writeReviewFixtureRun({ tasks: 2 }),
+      { maxToolChars: "500" },
+      (chunk) => (plain += chunk),
+    );
+    expect(plain).not.toContain("Fault audit");
   });
 
   it("tau review refuses an unknown --mode with one line", async () => {

@@ -3,6 +3,7 @@
  * results JSON); with `--task ID [--trial N]`, that simulation's trajectory.
  */
 import type { Command } from "commander";
+import { renderRunFaultAudit } from "../../analysis/fault-report.ts";
 import { UsageError } from "../../core/errors.ts";
 import { parseIntegerOption } from "../options.ts";
 import { hallucinatedIds } from "../../metrics/hallucinated-ids.ts";
@@ -31,6 +32,9 @@ export async function viewCommand(
     const simulations = await run.full(run.simulations.map((_, index) => index));
     const ids = hallucinatedIds(run.info.environment_info.domain_name, simulations);
     write(`${renderSummary({ ...run, hallucinatedIds: ids })}\n`);
+    // The review's fault audit (a non-standard view) only after the standard numbers.
+    const audit = renderRunFaultAudit(run.path, simulations, run.info.num_trials);
+    if (audit.length > 0) write(`${audit.join("\n")}\n`);
     return;
   }
   const trial = options.trial === undefined ? null : parseIntegerOption("--trial", options.trial, 0);
