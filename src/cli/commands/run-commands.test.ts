@@ -335,7 +335,9 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(text).toContain("Per-task outcomes");
     expect(text).toMatch(/impossible_task_1\s+✓ ✓/);
     // The replay agent calls only ids that exist.
-    expect(text).toMatch(/Hallucinated ids {2}0\.00 per task \(0 tool call\(s\) .* in 0 of \d+ simulations\)/);
+    expect(text).toMatch(
+      /Hallucinated ids {2}0\.00 per task \(0 tool call\(s\) .* in 0 of \d+ simulations\)/,
+    );
 
     text = "";
     await viewCommand(
