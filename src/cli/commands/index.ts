@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   mcp: async () => (await import("./mcp.ts")).registerMcpCommand,
   tool: async () => (await import("./tool.ts")).registerToolCommand,
   review: async () => (await import("./review.ts")).registerReviewCommand,
+  submit: async () => (await import("./submit.ts")).registerSubmitCommand,
   analyze: async () => (await import("./analyze.ts")).registerAnalyzeCommand,
 };
 
