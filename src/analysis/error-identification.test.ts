@@ -1,12 +1,10 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAnalysisFile } from "../core/review-file.ts";
-import { createLlmClient } from "../llm/index.ts";
 import { loadRun } from "../runner/run-file.ts";
 import { type FakeProvider, type FakeRequest, startFakeProvider } from "../testing/fake-provider.ts";
-import { writeReviewFixtureRun } from "../testing/review-fixtures.ts";
+import { fakeJudgeDependencies, writeReviewFixtureRun } from "../testing/review-fixtures.ts";
 import { analyzeRun, parseClassification, renderAnalysisBreakdown } from "./error-identification.ts";
-import type { JudgePassDependencies } from "./judge-pass.ts";
 
 const MODEL = "openai/gpt-4.1";
 
@@ -14,19 +12,6 @@ const providers: FakeProvider[] = [];
 afterEach(async () => {
   for (const provider of providers.splice(0)) await provider.close();
 });
-
-function depsFor(provider: FakeProvider): JudgePassDependencies {
-  return {
-    createLlm: (model, onEvent) =>
-      createLlmClient(model, {
-        baseUrl: provider.openaiBaseUrl,
-        env: { OPENAI_API_KEY: "sk-test-dummy" },
-        retry: { maxRetries: 0 },
-        onEvent,
-      }),
-    providerKey: (model) => model,
-  };
-}
 
 /** Which of the four questions a request asks, and about which order (the fixture's task i talks about #Wi). */
 function question(request: FakeRequest): { step: string; order: string } {
@@ -69,7 +54,11 @@ describe("tau analyze against the fake provider", () => {
     const provider = await startFakeProvider({ handler: judge() });
     providers.push(provider);
     const run = await loadRun(writeReviewFixtureRun({ tasks: 4 }));
-    const result = await analyzeRun(run, { llm: MODEL, llmArgs: {}, maxConcurrency: 2 }, depsFor(provider));
+    const result = await analyzeRun(
+      run,
+      { llm: MODEL, llmArgs: {}, maxConcurrency: 2 },
+      fakeJudgeDependencies(provider),
+    );
     // Only the failed tasks (1 and 3) are analysed: 4 calls for the agent's fault, 2 for the user's.
     expect(provider.callCount).toBe(6);
     const byTask = new Map(result.records.map((record) => [record.task_id, record]));
@@ -113,7 +102,11 @@ describe("tau analyze against the fake provider", () => {
     });
     providers.push(provider);
     const run = await loadRun(writeReviewFixtureRun({ tasks: 4 }));
-    const first = await analyzeRun(run, { llm: MODEL, llmArgs: {}, maxConcurrency: 1 }, depsFor(provider));
+    const first = await analyzeRun(
+      run,
+      { llm: MODEL, llmArgs: {}, maxConcurrency: 1 },
+      fakeJudgeDependencies(provider),
+    );
     const failed = first.records.find((record) => record.task_id === "1")!;
     expect(failed.status).toBe("failed");
     if (failed.status !== "failed") throw new Error("unreachable");
@@ -129,7 +122,11 @@ describe("tau analyze against the fake provider", () => {
     ]);
 
     const calls = provider.callCount;
-    const second = await analyzeRun(run, { llm: MODEL, llmArgs: {}, maxConcurrency: 1 }, depsFor(provider));
+    const second = await analyzeRun(
+      run,
+      { llm: MODEL, llmArgs: {}, maxConcurrency: 1 },
+      fakeJudgeDependencies(provider),
+    );
     expect(second.resumed).toBe(1);
     expect(second.done).toBe(1);
     expect(provider.callCount - calls).toBe(4);

@@ -23,7 +23,7 @@ import type { LlmClient } from "../llm/types.ts";
 import type { LoadedRun } from "../runner/run-file.ts";
 import { renderUserScenario } from "../users/scenario.ts";
 import { type JudgePassDependencies, type JudgePassOutcome, runJudgePass } from "./judge-pass.ts";
-import { askJudge, extractJson, JudgeCallFailure, JudgeReplyError } from "./review.ts";
+import { askJudge, JudgeCallFailure, JudgeReplyError, parseObject } from "./review.ts";
 import { selectSimulations } from "./review-run.ts";
 import { renderExpectedActions, renderReviewTranscript } from "./transcript.ts";
 
@@ -108,14 +108,7 @@ export function classifyUserPrompt(instruction: string, text: string, choices: r
 
 /** Reads `{"classification": "B"}` (a bare letter, or the choice's own text, are recovered as τ-bench does). */
 export function parseClassification(content: string | null, choices: readonly string[]): number {
-  if (content === null || content.trim() === "") throw new JudgeReplyError("the reply is empty", content);
-  let data: unknown;
-  try {
-    data = JSON.parse(extractJson(content));
-  } catch (error) {
-    throw new JudgeReplyError(`the reply is not valid JSON (${(error as Error).message})`, content);
-  }
-  const choice = (data as { classification?: unknown } | null)?.classification;
+  const choice = parseObject(content).classification;
   if (typeof choice !== "string") throw new JudgeReplyError("the reply has no 'classification'", content);
   const trimmed = choice.trim();
   const byLetter = choices.findIndex(

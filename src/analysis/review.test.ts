@@ -2,12 +2,10 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readReviewFile, reviewFilePath } from "../core/review-file.ts";
 import { readResultsFile } from "../core/results-file.ts";
-import { createLlmClient } from "../llm/index.ts";
 import { faultAudit } from "../metrics/fault-audit.ts";
 import { loadRun } from "../runner/run-file.ts";
 import { type FakeProvider, type FakeRequest, startFakeProvider } from "../testing/fake-provider.ts";
-import { writeReviewFixtureRun } from "../testing/review-fixtures.ts";
-import type { JudgePassDependencies } from "./judge-pass.ts";
+import { fakeJudgeDependencies, writeReviewFixtureRun } from "../testing/review-fixtures.ts";
 import { extractJson, parseAuthClassification, parseFullReview, parseUserReview } from "./review.ts";
 import { reviewRun } from "./review-run.ts";
 
@@ -17,20 +15,6 @@ const providers: FakeProvider[] = [];
 afterEach(async () => {
   for (const provider of providers.splice(0)) await provider.close();
 });
-
-function depsFor(provider: FakeProvider, signal?: AbortSignal): JudgePassDependencies {
-  return {
-    createLlm: (model, onEvent) =>
-      createLlmClient(model, {
-        baseUrl: provider.openaiBaseUrl,
-        env: { OPENAI_API_KEY: "sk-test-dummy" },
-        retry: { maxRetries: 0 },
-        onEvent,
-      }),
-    providerKey: (model) => model,
-    ...(signal ? { signal } : {}),
-  };
-}
 
 const REVIEW_WITH_ERRORS = JSON.stringify({
   errors: [
@@ -134,7 +118,7 @@ describe("tau review against the fake provider", () => {
     const result = await reviewRun(
       run,
       { mode: "full", llm: MODEL, llmArgs: {}, maxConcurrency: 2 },
-      depsFor(provider),
+      fakeJudgeDependencies(provider),
     );
     expect(result.done).toBe(4);
     expect(provider.callCount).toBe(8); // review + authentication per simulation
@@ -186,7 +170,7 @@ describe("tau review against the fake provider", () => {
     const result = await reviewRun(
       run,
       { mode: "full", llm: MODEL, llmArgs: {}, maxConcurrency: 1 },
-      depsFor(provider),
+      fakeJudgeDependencies(provider),
     );
     const byTask = new Map(result.records.map((record) => [record.task_id, record]));
     expect(byTask.get("0")!.status).toBe("reviewed");
@@ -216,7 +200,7 @@ describe("tau review against the fake provider", () => {
     const again = await reviewRun(
       run,
       { mode: "full", llm: MODEL, llmArgs: {}, maxConcurrency: 1 },
-      depsFor(provider),
+      fakeJudgeDependencies(provider),
     );
     expect(again).toMatchObject({ done: 2, resumed: 2 });
     expect(provider.callCount - calls).toBe(4);
@@ -239,7 +223,7 @@ describe("tau review against the fake provider", () => {
     const first = await reviewRun(
       run,
       { mode: "full", llm: MODEL, llmArgs: {}, maxConcurrency: 1 },
-      depsFor(provider, controller.signal),
+      fakeJudgeDependencies(provider, controller.signal),
     );
     expect(first.interrupted).toBe(true);
     expect(first.done).toBeLessThan(6);
@@ -250,7 +234,7 @@ describe("tau review against the fake provider", () => {
     const second = await reviewRun(
       run,
       { mode: "full", llm: MODEL, llmArgs: {}, maxConcurrency: 1 },
-      depsFor(provider),
+      fakeJudgeDependencies(provider),
     );
     expect(second).toMatchObject({ resumed: finished, done: 6 - finished });
     const reviewedAgain = provider.requests
@@ -269,7 +253,11 @@ describe("tau review against the fake provider", () => {
     });
     providers.push(provider);
     const run = await loadRun(writeReviewFixtureRun({ tasks: 8 }));
-    await reviewRun(run, { mode: "user", llm: MODEL, llmArgs: {}, maxConcurrency: 3 }, depsFor(provider));
+    await reviewRun(
+      run,
+      { mode: "user", llm: MODEL, llmArgs: {}, maxConcurrency: 3 },
+      fakeJudgeDependencies(provider),
+    );
     expect(provider.maxInFlight).toBe(3);
     expect(provider.callCount).toBe(8); // user mode: no authentication call
   });
@@ -285,7 +273,7 @@ describe("tau review against the fake provider", () => {
     const result = await reviewRun(
       run,
       { mode: "user", llm: MODEL, llmArgs: {}, maxConcurrency: 1 },
-      depsFor(provider),
+      fakeJudgeDependencies(provider),
     );
     expect(result.filePath).toBe(reviewFilePath(run.path, "review_user"));
     const prompt = String(provider.requests[0]!.body.messages[1].content);
@@ -300,12 +288,16 @@ describe("tau review against the fake provider", () => {
     const provider = await startFakeProvider({ handler: judge(() => CLEAN_REVIEW) });
     providers.push(provider);
     const run = await loadRun(writeReviewFixtureRun({ tasks: 1 }));
-    await reviewRun(run, { mode: "full", llm: MODEL, llmArgs: {}, maxConcurrency: 1 }, depsFor(provider));
+    await reviewRun(
+      run,
+      { mode: "full", llm: MODEL, llmArgs: {}, maxConcurrency: 1 },
+      fakeJudgeDependencies(provider),
+    );
     await expect(
       reviewRun(
         run,
         { mode: "full", llm: "openai/gpt-4.1-mini", llmArgs: {}, maxConcurrency: 1 },
-        depsFor(provider),
+        fakeJudgeDependencies(provider),
       ),
     ).rejects.toThrow(/written with other settings \(model openai\/gpt-4.1 → openai\/gpt-4.1-mini\)/);
   });

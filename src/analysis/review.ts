@@ -52,7 +52,8 @@ export function extractJson(text: string): string {
   return start !== -1 && end > start ? text.slice(start, end + 1) : text;
 }
 
-function parseObject(content: string | null): Record<string, unknown> {
+/** A reply as a JSON object (see {@link extractJson}); anything else is a {@link JudgeReplyError}. */
+export function parseObject(content: string | null): Record<string, unknown> {
   if (content === null || content.trim() === "") throw new JudgeReplyError("the reply is empty", content);
   let data: unknown;
   try {

@@ -95,3 +95,26 @@ export function addJudgeOptions<T extends { option(flags: string, description: s
     .option("--llm-base-url <url>", "endpoint of the OpenAI-compatible server for local/… judge models")
     .option("--llm-cache <dir>", "SQLite response cache folder");
 }
+
+/** Where a judge command prints, and the signal Ctrl-C aborts. */
+export interface JudgeCommandIo {
+  out(line: string): void;
+  err(line: string): void;
+  signal?: AbortSignal;
+}
+
+/** Runs a judge command on the console: Ctrl-C stops it (finished simulations are kept); sets the exit code. */
+export async function runJudgeCommand(command: (io: JudgeCommandIo) => Promise<number>): Promise<void> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error("interrupted"));
+  process.once("SIGINT", onSigint);
+  try {
+    process.exitCode = await command({
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+      signal: controller.signal,
+    });
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}

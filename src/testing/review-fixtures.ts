@@ -7,8 +7,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { JudgePassDependencies } from "../analysis/judge-pass.ts";
 import { Results } from "../core/results.ts";
 import { writeResultsFile } from "../core/results-file.ts";
+import { createLlmClient } from "../llm/index.ts";
+import type { FakeProvider } from "./fake-provider.ts";
 
 /** Options of {@link writeReviewFixtureRun}. */
 export interface ReviewFixtureOptions {
@@ -120,4 +123,19 @@ export function writeReviewFixtureRun(options: ReviewFixtureOptions = {}): strin
   const path = join(mkdtempSync(join(tmpdir(), "tau-review-")), "results.json");
   writeResultsFile(path, results);
   return path;
+}
+
+/** Judge-pass dependencies whose clients talk to a fake provider (OpenAI protocol, no retries). */
+export function fakeJudgeDependencies(provider: FakeProvider, signal?: AbortSignal): JudgePassDependencies {
+  return {
+    createLlm: (model, onEvent) =>
+      createLlmClient(model, {
+        baseUrl: provider.openaiBaseUrl,
+        env: { OPENAI_API_KEY: "sk-test-dummy" },
+        retry: { maxRetries: 0 },
+        onEvent,
+      }),
+    providerKey: (model) => model,
+    ...(signal ? { signal } : {}),
+  };
 }

@@ -10,9 +10,11 @@ import { loadRun } from "../../runner/run-file.ts";
 import { DEFAULT_LLM } from "../options.ts";
 import {
   addJudgeOptions,
+  type JudgeCommandIo,
   type JudgeCommandOptions,
   judgeDependencies,
   judgeSettings,
+  runJudgeCommand,
 } from "../judge-options.ts";
 
 /** Options of `tau analyze`. */
@@ -25,7 +27,7 @@ export interface AnalyzeCommandOptions extends JudgeCommandOptions {
 export async function analyzeCommand(
   target: string,
   options: AnalyzeCommandOptions,
-  io: { out(line: string): void; err(line: string): void; signal?: AbortSignal },
+  io: JudgeCommandIo,
   deps = judgeDependencies("--analysis-llm", "the error analysis", options, io.err, io.signal),
 ): Promise<number> {
   const settings = judgeSettings(
@@ -59,18 +61,7 @@ export function registerAnalyzeCommand(program: Command): void {
     .argument("<run>", "checkpoint, results file, run folder or run name")
     .option("--analysis-llm <provider/model>", "the analysing model", DEFAULT_LLM)
     .option("--analysis-llm-args <json>", "the analysing model's arguments (default none)");
-  addJudgeOptions(command).action(async (target: string, options: AnalyzeCommandOptions) => {
-    const controller = new AbortController();
-    const onSigint = () => controller.abort(new Error("interrupted"));
-    process.once("SIGINT", onSigint);
-    try {
-      process.exitCode = await analyzeCommand(target, options, {
-        out: (line) => console.log(line),
-        err: (line) => console.error(line),
-        signal: controller.signal,
-      });
-    } finally {
-      process.off("SIGINT", onSigint);
-    }
-  });
+  addJudgeOptions(command).action((target: string, options: AnalyzeCommandOptions) =>
+    runJudgeCommand((io) => analyzeCommand(target, options, io)),
+  );
 }

@@ -1,8 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { JudgePassDependencies } from "../../analysis/judge-pass.ts";
-import { createLlmClient } from "../../llm/index.ts";
 import { type FakeProvider, type FakeRequest, startFakeProvider } from "../../testing/fake-provider.ts";
-import { writeReviewFixtureRun } from "../../testing/review-fixtures.ts";
+import { fakeJudgeDependencies, writeReviewFixtureRun } from "../../testing/review-fixtures.ts";
 import { analyzeCommand } from "./analyze.ts";
 import { reviewCommand } from "./review.ts";
 import { viewCommand } from "./view.ts";
@@ -11,19 +9,6 @@ const providers: FakeProvider[] = [];
 afterEach(async () => {
   for (const provider of providers.splice(0)) await provider.close();
 });
-
-function depsFor(provider: FakeProvider): JudgePassDependencies {
-  return {
-    createLlm: (model, onEvent) =>
-      createLlmClient(model, {
-        baseUrl: provider.openaiBaseUrl,
-        env: { OPENAI_API_KEY: "sk-test-dummy" },
-        retry: { maxRetries: 0 },
-        onEvent,
-      }),
-    providerKey: (model) => model,
-  };
-}
 
 function capture() {
   const out: string[] = [];
@@ -67,7 +52,7 @@ describe("tau review and tau analyze (commands)", () => {
       path,
       { ...SHARED, mode: "full", reviewLlm: "openai/gpt-4.1" },
       io,
-      depsFor(provider),
+      fakeJudgeDependencies(provider),
     );
     expect(code).toBe(0);
     const text = out.join("\n");
@@ -120,7 +105,7 @@ describe("tau review and tau analyze (commands)", () => {
       writeReviewFixtureRun({ tasks: 4 }),
       { ...SHARED, analysisLlm: "openai/gpt-4.1" },
       io,
-      depsFor(provider),
+      fakeJudgeDependencies(provider),
     );
     expect(code).toBe(0);
     const text = out.join("\n");

@@ -15,9 +15,11 @@ import { computeMetrics } from "../../metrics/index.ts";
 import { loadRun } from "../../runner/run-file.ts";
 import {
   addJudgeOptions,
+  type JudgeCommandIo,
   type JudgeCommandOptions,
   judgeDependencies,
   judgeSettings,
+  runJudgeCommand,
 } from "../judge-options.ts";
 
 /** Options of `tau review`. */
@@ -33,7 +35,7 @@ const usd = (value: number | null) => (value === null ? "n/a (unpriced model)" :
 export async function reviewCommand(
   target: string,
   options: ReviewCommandOptions,
-  io: { out(line: string): void; err(line: string): void; signal?: AbortSignal },
+  io: JudgeCommandIo,
   deps = judgeDependencies("--review-llm", "the reviewer", options, io.err, io.signal),
 ): Promise<number> {
   const mode = ReviewMode.safeParse(options.mode);
@@ -98,18 +100,7 @@ export function registerReviewCommand(program: Command): void {
     .option("--mode <mode>", "full (agent and user) or user (the user simulator only)", "full")
     .option("--review-llm <provider/model>", "the reviewing model", DEFAULT_REVIEW_LLM)
     .option("--review-llm-args <json>", "the reviewing model's arguments (default none, as upstream)");
-  addJudgeOptions(command).action(async (target: string, options: ReviewCommandOptions) => {
-    const controller = new AbortController();
-    const onSigint = () => controller.abort(new Error("interrupted"));
-    process.once("SIGINT", onSigint);
-    try {
-      process.exitCode = await reviewCommand(target, options, {
-        out: (line) => console.log(line),
-        err: (line) => console.error(line),
-        signal: controller.signal,
-      });
-    } finally {
-      process.off("SIGINT", onSigint);
-    }
-  });
+  addJudgeOptions(command).action((target: string, options: ReviewCommandOptions) =>
+    runJudgeCommand((io) => reviewCommand(target, options, io)),
+  );
 }
