@@ -4,7 +4,7 @@
  * `AuthenticationClassification`), and τ-bench's error identification
  * (`FaultAssignmentResult`, `FaultTypeResult`). Pure: the web viewer reads
  * these too. The files that hold them (`review.jsonl`, `analysis.jsonl`) are
- * `analysis/review-file.ts`.
+ * `core/review-file.ts`.
  */
 import { z } from "zod";
 
