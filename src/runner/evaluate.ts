@@ -117,6 +117,8 @@ export interface EvaluationOptions {
   retrievalConfig?: string | null;
   /** Its overrides (`--retrieval-config-kwargs`: `top_k`, `grep_top_k`, …). */
   retrievalConfigKwargs?: Record<string, unknown> | null;
+  /** τ-bench's Table 3 ablation: the agent gets no policy document (recorded as `info.taubench.no_policy`). */
+  noPolicy?: boolean;
   /** Builds the embedding and reranker services of the retrieval configs (default: from `llm`); `onEvent` counts their calls. */
   retrievalServices?: (onEvent: LlmEventListener) => RetrievalServices;
   /** How model clients are built (ignored when `createLlm` is given). */
@@ -247,6 +249,7 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     retrievalConfig: options.retrievalConfig ?? null,
     retrievalConfigKwargs: options.retrievalConfigKwargs ?? null,
+    ...(options.noPolicy ? { noPolicy: true } : {}),
     resultsPath: "",
     writeResultsJson: options.writeResultsJson,
     ...(options.fewShotDisplaysPath ? { fewShotDisplaysPath: options.fewShotDisplaysPath } : {}),

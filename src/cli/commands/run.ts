@@ -93,6 +93,8 @@ export interface RunCommandOptions {
   power?: string;
   roundTrials?: string;
   maxTrials?: string;
+  /** commander's `--no-policy` (false when given). */
+  policy?: boolean;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -272,6 +274,7 @@ export function evaluationOptionsFromFlags(
     retrievalConfigKwargs: options.retrievalConfigKwargs
       ? parseJsonObjectOption("--retrieval-config-kwargs", options.retrievalConfigKwargs)
       : null,
+    ...(options.policy === false ? { noPolicy: true } : {}),
     ...optional(
       "fewShotDisplaysPath",
       options.fewShotDisplaysPath === undefined ? undefined : resolve(options.fewShotDisplaysPath),
@@ -427,6 +430,10 @@ export function registerRunCommand(program: Command): void {
       "tau1-* few-shot agent: the example dialogues (JSONL; default: the data folder's file for the domain)",
     )
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
+    .option(
+      "--no-policy",
+      "ablation (τ-bench Table 3): the agent gets no policy document; recorded in the results",
+    )
     .option(
       "--retrieval-config <name>",
       "banking_knowledge: the agent's knowledge-base tools and policy (default alltools; offline: bm25, bm25_grep, grep_only, no_knowledge, full_kb, golden_retrieval)",
