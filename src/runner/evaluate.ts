@@ -28,6 +28,7 @@ import { executePlan, type RunDependencies, type RunOutcome } from "./run.ts";
 import { createRetrievalServices } from "./retrieval-services.ts";
 import type { LlmFactory, ModelUse } from "./run-clients.ts";
 import { defaultRunName, resolveResultsPath } from "./run-paths.ts";
+import type { ExecutorFactory } from "./unit-executor.ts";
 
 /** How the run's model clients are built when {@link EvaluationOptions.createLlm} is not given. */
 export interface LlmSettings {
@@ -111,6 +112,8 @@ export interface EvaluationOptions {
   resumeCommand?: (resultsPath: string) => string;
   /** Write `results.json` at the end (default true); the checkpoint is always written. */
   writeResultsJson?: boolean;
+  /** Runs the units in other processes (local workers, a queue); default this process. */
+  executor?: ExecutorFactory;
 }
 
 /** What {@link runEvaluation} returns: the run's outcome and its metrics. */
@@ -247,6 +250,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     createLlm: options.createLlm ?? factory.createLlm,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.executor ? { executor: options.executor } : {}),
   };
   const outcome = await executePlan(plan, deps);
   return { ...outcome, metrics: computeMetrics(outcome.simulations, { numTrials: outcome.info.num_trials }) };

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   telecom: async () => (await import("./telecom.ts")).registerTelecomCommand,
   mcp: async () => (await import("./mcp.ts")).registerMcpCommand,
   tool: async () => (await import("./tool.ts")).registerToolCommand,
+  worker: async () => (await import("./worker.ts")).registerWorkerCommand,
 };
 
 /** Options of `tau` itself that take no value, so the first other argument is the command. */

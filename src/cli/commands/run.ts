@@ -16,6 +16,8 @@ import {
   runEvaluation,
 } from "../../runner/evaluate.ts";
 import type { ModelUse } from "../../runner/run-clients.ts";
+import type { ExecutorFactory } from "../../runner/unit-executor.ts";
+import { UsageError } from "../../core/errors.ts";
 import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
 import { urlAgentFromFlags } from "../agent-flags.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
@@ -72,6 +74,8 @@ export interface RunCommandOptions {
   progressInterval: string;
   retrievalConfig?: string;
   retrievalConfigKwargs?: string;
+  workers?: string;
+  queue?: string;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -206,6 +210,7 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
   });
   const result = await runEvaluation({
     ...evaluation,
+    ...(await executorFromFlags(options, evaluation)),
     createLlm: (model, onEvent, uses) => {
       try {
         return factory.createLlm(model, onEvent, uses);
@@ -237,6 +242,30 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
     return 130;
   }
   return 0;
+}
+
+/**
+ * `--workers N` (local processes) or `--queue URL` (`tau worker`s): where the units run. The worker
+ * layer is loaded only then, so a run without them pays nothing for it (nor for BullMQ).
+ */
+async function executorFromFlags(
+  options: RunCommandOptions,
+  evaluation: EvaluationOptions,
+): Promise<{ executor?: ExecutorFactory }> {
+  if (options.workers !== undefined && options.queue !== undefined)
+    throw new UsageError(
+      "--workers and --queue exclude each other (queue workers are started with tau worker)",
+    );
+  const llm = evaluation.llm ?? {};
+  if (options.queue !== undefined) {
+    const { queueExecutor } = await import("../../worker/queue.ts");
+    return { executor: queueExecutor(options.queue, llm) };
+  }
+  if (options.workers === undefined) return {};
+  const count = parseIntegerOption("--workers", options.workers, 1);
+  if (count === 1) return {};
+  const { localWorkers } = await import("../../worker/local-pool.ts");
+  return { executor: localWorkers(count, llm) };
 }
 
 /** Registers `tau run`. */
@@ -307,6 +336,14 @@ export function registerRunCommand(program: Command): void {
     .option(
       "--retrieval-config-kwargs <json>",
       'banking_knowledge: overrides such as {"top_k": 5, "grep_top_k": 10, "case_sensitive": false, "reranker_min_score": 5}',
+    )
+    .option(
+      "--workers <n>",
+      "run simulations in N local worker processes (one core each); default 1, this process",
+    )
+    .option(
+      "--queue <redis-url>",
+      "enqueue the simulations on Redis (redis://HOST:PORT/DB) for `tau worker`s on any machine; this process coordinates and writes the results (docs/scale.md)",
     )
     .option(
       "--progress-interval <seconds>",
