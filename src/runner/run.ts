@@ -26,6 +26,9 @@ import { clientEndpoints, createRunClients, type LlmFactory, type SimulationClie
 import { describeRun, openResumeState, runRecordChanged } from "./resume.ts";
 import { SimulationRunner } from "./simulation-runner.ts";
 import type { ExecutorFactory, UnitExecutor } from "./unit-executor.ts";
+import { exportTau1Results } from "./tau1-results.ts";
+import type { HumanIo } from "../users/tau1-users.ts";
+import { isTau1Domain } from "../domains/tau1/index.ts";
 import { UsageSession } from "./usage-session.ts";
 
 export {
@@ -60,6 +63,8 @@ export interface RunDependencies extends LlmFactory {
    * writer of the checkpoint. Default: in this process.
    */
   executor?: ExecutorFactory;
+  /** The terminal of the original τ-bench `human` user strategy. */
+  humanUser?: HumanIo;
 }
 
 /** How a run ended. */
@@ -148,7 +153,12 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
     const checkpoint = await CheckpointWriter.open(checkpointPath);
     writer = checkpoint;
     if (runRecordChanged(resume.previous, record) || endpointsChanged) await checkpoint.append(record);
-    const runner = new SimulationRunner(plan, clients, onLlmEvent);
+    const runner = new SimulationRunner(
+      plan,
+      clients,
+      onLlmEvent,
+      deps.humanUser ? { humanUser: deps.humanUser } : {},
+    );
     session.startSaving(checkpoint, deps.usageSaveIntervalMs ?? 30_000);
     emit({
       type: "run_started",
@@ -198,7 +208,11 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
     const outcomeInfo: Info = info.taubench
       ? { ...info, taubench: { ...info.taubench, llm_usage: runUsageToPy(runUsage) } }
       : info;
-    if (config.writeResultsJson ?? true) await exportResults(checkpointPath, config.resultsPath);
+    if (config.writeResultsJson ?? true) {
+      // The original τ-bench domains export τ-bench's own results format (a list of EnvRunResult).
+      if (isTau1Domain(plan.domain)) await exportTau1Results(checkpointPath, config.resultsPath, plan.domain);
+      else await exportResults(checkpointPath, config.resultsPath);
+    }
     return {
       resultsPath: config.resultsPath,
       checkpointPath,
