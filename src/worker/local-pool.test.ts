@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runTauSync } from "../cli/e2e-harness.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { runEvaluation } from "../runner/evaluate.ts";
 import { offlineEvaluation } from "../testing/run-config.ts";
@@ -62,4 +66,31 @@ describe.skipIf(!dataDir)("tau run --workers (skipped: TAU_DATA_DIR not set)", (
     expect((refusal as Error).message).toMatch(/data in .* differs from the coordinator's/);
     expect((refusal as Error).message).not.toContain("\n");
   });
+});
+
+describe.skipIf(!dataDir)("tau run --workers from the command line (skipped: TAU_DATA_DIR not set)", () => {
+  it("runs every unit through two worker processes and exports the results", () => {
+    const folder = mkdtempSync(join(tmpdir(), "tau-workers-cli-"));
+    const base = ["run", "--domain", "mock", "--agent", "replay", "--user", "scripted", "--judge", "none"];
+    const result = runTauSync(
+      [...base, "--num-trials", "2", "--workers", "2", "--save-to", join(folder, "r.json")],
+      {
+        env: { TAU_DATA_DIR: dataDir },
+      },
+    );
+    expect(result.stderr).not.toContain("Error");
+    expect(result.status).toBe(0);
+    const results = JSON.parse(readFileSync(join(folder, "r.json"), "utf8"));
+    expect(results.simulations.length).toBeGreaterThan(4);
+    expect(new Set(results.simulations.map((s: SimulationRun) => `${s.trial}/${s.task_id}`)).size).toBe(
+      results.simulations.length,
+    );
+    const both = runTauSync([...base, "--workers", "2", "--queue", "redis://127.0.0.1:1/0"], {
+      env: { TAU_DATA_DIR: dataDir },
+    });
+    expect(both.status).toBe(2);
+    expect(both.stderr.trim()).toBe(
+      "tau: --workers and --queue exclude each other (queue workers are started with tau worker)",
+    );
+  }, 120_000);
 });
