@@ -191,6 +191,7 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
           // string is the unit's, so a finished simulation adds no key of its own.
           const slim = slimSimulation(simulation);
           keepWinner(all, unit.key, slim);
+          remote?.recorded?.(unit);
           emit({ type: "simulation_finished", unit, simulation: slim });
         },
         ...(deps.signal ? { signal: deps.signal } : {}),

@@ -17,6 +17,8 @@ export interface UnitExecutor {
    * so the batch retries, records an infrastructure error or stops the run as it would in process).
    */
   run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun>;
+  /** The unit's simulation is durable in the checkpoint (a queue may forget its job now, not before). */
+  recorded?(unit: WorkUnit): void;
   /** Stops the workers it started and closes its connections. */
   close(): Promise<void>;
 }

@@ -87,35 +87,36 @@ describe.skipIf(!dataDir || !redisPresent)(
       await redis?.stop();
     });
 
+    const coordinatorArgs = (saveTo: string) => [
+      "run",
+      "--domain",
+      "mock",
+      "--task-ids",
+      ...TASKS,
+      "--num-trials",
+      String(TRIALS),
+      "--agent-llm",
+      "local/fake",
+      "--user-llm",
+      "local/fake",
+      "--judge",
+      "none",
+      "--llm-base-url",
+      fake.openaiBaseUrl,
+      "--max-concurrency",
+      "6",
+      "--retry-delay",
+      "0",
+      "--queue",
+      redis.url,
+      "--save-to",
+      saveTo,
+    ];
     const coordinator = (saveTo: string) =>
-      runTau(
-        [
-          "run",
-          "--domain",
-          "mock",
-          "--task-ids",
-          ...TASKS,
-          "--num-trials",
-          String(TRIALS),
-          "--agent-llm",
-          "local/fake",
-          "--user-llm",
-          "local/fake",
-          "--judge",
-          "none",
-          "--llm-base-url",
-          fake.openaiBaseUrl,
-          "--max-concurrency",
-          "6",
-          "--retry-delay",
-          "0",
-          "--queue",
-          redis.url,
-          "--save-to",
-          saveTo,
-        ],
-        { cwd: mkdtempSync(join(tmpdir(), "tau-queue-")), env: { TAU_DATA_DIR: dataDir! } },
-      );
+      runTau(coordinatorArgs(saveTo), {
+        cwd: mkdtempSync(join(tmpdir(), "tau-queue-")),
+        env: { TAU_DATA_DIR: dataDir! },
+      });
 
     it("two workers, one killed with SIGKILL mid-run: its jobs are retried, every unit recorded once", async () => {
       const folder = mkdtempSync(join(tmpdir(), "tau-queue-run-"));
@@ -137,10 +138,39 @@ describe.skipIf(!dataDir || !redisPresent)(
         const results = JSON.parse(readFileSync(resultsPath, "utf8"));
         expect(results.simulations).toHaveLength(TASKS.length * TRIALS);
         expect(survivor.stderr()).toContain("serving run");
+        // The survivor found the killed worker's jobs stalled and took them over.
+        expect(survivor.stderr()).toMatch(/job \S+ lost its worker; it runs again/);
         expect(await doomed.exited).toBeNull();
       } finally {
         await stopWorker(doomed);
         await stopWorker(survivor);
+      }
+    }, 240_000);
+
+    it("a coordinator killed with SIGKILL and resumed reads the jobs finished meanwhile: no unit runs twice", async () => {
+      const folder = mkdtempSync(join(tmpdir(), "tau-queue-run-"));
+      const worker = startWorker(redis.url);
+      const before = fake.callCount;
+      try {
+        const first = spawn(process.execPath, [TAU_BIN, ...coordinatorArgs(join(folder, "results.json"))], {
+          cwd: folder,
+          env: { ...process.env, TAU_DATA_DIR: dataDir! },
+          stdio: "ignore",
+        });
+        await until(() => fake.callCount >= before + 15, 120_000);
+        first.kill("SIGKILL");
+        await new Promise((resolve) => first.once("exit", resolve));
+        const resumed = await coordinator(join(folder, "results.json"));
+        expect(resumed.status).toBe(0);
+        expect(resumed.stderr).toContain("Resuming");
+        const { perKey, reasons } = checkpointSimulations(join(folder, "results.jsonl"));
+        expect(perKey.size).toBe(TASKS.length * TRIALS);
+        expect([...perKey.values()].every((count) => count === 1)).toBe(true);
+        expect(reasons.filter((reason) => reason === "infrastructure_error")).toEqual([]);
+        // Three calls per simulation and not one more: nothing the first coordinator had queued ran twice.
+        expect(fake.callCount - before).toBe(3 * TASKS.length * TRIALS);
+      } finally {
+        await stopWorker(worker);
       }
     }, 240_000);
 

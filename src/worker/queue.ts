@@ -83,7 +83,11 @@ export function jobIdFor(runId: string, unit: UnitRef): string {
   return `${runId}-${unit.trial}-${encodeURIComponent(unit.taskId)}-${unit.seed}`;
 }
 
-/** Resolves once the job's outcome is read (a settled job is removed, so a retry can reuse the id). */
+/**
+ * Resolves once the job's outcome is read. A failed attempt's job is removed at once (the retry
+ * reuses the id); a simulation's stays until the checkpoint holds it, so a coordinator killed in
+ * between finds it again when resumed.
+ */
 interface Waiter {
   resolve(result: UnitJobResult): void;
   reject(error: Error): void;
@@ -103,8 +107,10 @@ export function queueExecutor(url: string, llm: LlmSettings, sweepMs = 2000): Ex
     const queue: Queue = new bullmq.Queue(QUEUE_NAME, { connection });
     const events: QueueEvents = new bullmq.QueueEvents(QUEUE_NAME, { connection });
     const subscriber = new Redis(url, { maxRetriesPerRequest: null });
+    const removals = new Set<Promise<unknown>>();
     const close = async () => {
       clearInterval(timer);
+      await Promise.allSettled([...removals]);
       await Promise.allSettled([queue.close(), events.close(), subscriber.quit()]);
     };
     const waiters = new Map<string, Waiter>();
@@ -130,7 +136,8 @@ export function queueExecutor(url: string, llm: LlmSettings, sweepMs = 2000): Ex
       const waiter = waiters.get(jobId);
       if (!waiter) return;
       waiters.delete(jobId);
-      await queue.remove(jobId).catch(() => 0);
+      if (result instanceof Error || result.outcome.kind === "error")
+        await queue.remove(jobId).catch(() => 0);
       if (result instanceof Error) waiter.reject(result);
       else waiter.resolve(result);
     };
@@ -184,6 +191,12 @@ export function queueExecutor(url: string, llm: LlmSettings, sweepMs = 2000): Ex
         });
         for (const event of result.events) hooks.onLlmEvent(event);
         return decodeOutcome(result.outcome, `queue job ${jobId}`);
+      },
+      recorded(unit: WorkUnit): void {
+        const ref: UnitRef = { trial: unit.trial, taskId: unit.task.id, seed: unit.seed };
+        const removal = queue.remove(jobIdFor(descriptor.runId, ref)).catch(() => 0);
+        removals.add(removal);
+        void removal.finally(() => removals.delete(removal));
       },
       close,
     };
@@ -284,6 +297,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<strin
       maxStalledCount: 3,
     });
     worker.on("error", (error) => options.log(`worker: ${error.message}`));
+    worker.on("stalled", (jobId) => options.log(`job ${jobId} lost its worker; it runs again`));
     options.signal?.addEventListener("abort", () => void worker.close().then(resolve), { once: true });
   });
   options.log(`tau worker ${me}: serving queue ${QUEUE_NAME} at ${url} (concurrency ${options.concurrency})`);
