@@ -65,6 +65,14 @@ function checkpointSimulations(path: string) {
   return { perKey, reasons };
 }
 
+/** The checkpoint holds every unit of the run exactly once, none an infrastructure error. */
+function expectEveryUnitOnce(checkpointPath: string): void {
+  const { perKey, reasons } = checkpointSimulations(checkpointPath);
+  expect(perKey.size).toBe(TASKS.length * TRIALS);
+  expect([...perKey.values()].every((count) => count === 1)).toBe(true);
+  expect(reasons.filter((reason) => reason === "infrastructure_error")).toEqual([]);
+}
+
 const until = async (condition: () => boolean, timeoutMs: number) => {
   const started = Date.now();
   while (!condition()) {
@@ -131,10 +139,7 @@ describe.skipIf(!dataDir || !redisPresent)(
         const result = await run;
         expect(result.stderr).not.toMatch(/Error|refused/);
         expect(result.status).toBe(0);
-        const { perKey, reasons } = checkpointSimulations(join(folder, "results.jsonl"));
-        expect(perKey.size).toBe(TASKS.length * TRIALS);
-        expect([...perKey.values()].every((count) => count === 1)).toBe(true);
-        expect(reasons.filter((reason) => reason === "infrastructure_error")).toEqual([]);
+        expectEveryUnitOnce(join(folder, "results.jsonl"));
         const results = JSON.parse(readFileSync(resultsPath, "utf8"));
         expect(results.simulations).toHaveLength(TASKS.length * TRIALS);
         expect(survivor.stderr()).toContain("serving run");
@@ -163,10 +168,7 @@ describe.skipIf(!dataDir || !redisPresent)(
         const resumed = await coordinator(join(folder, "results.json"));
         expect(resumed.status).toBe(0);
         expect(resumed.stderr).toContain("Resuming");
-        const { perKey, reasons } = checkpointSimulations(join(folder, "results.jsonl"));
-        expect(perKey.size).toBe(TASKS.length * TRIALS);
-        expect([...perKey.values()].every((count) => count === 1)).toBe(true);
-        expect(reasons.filter((reason) => reason === "infrastructure_error")).toEqual([]);
+        expectEveryUnitOnce(join(folder, "results.jsonl"));
         // Three calls per simulation and not one more: nothing the first coordinator had queued ran twice.
         expect(fake.callCount - before).toBe(3 * TASKS.length * TRIALS);
       } finally {
@@ -203,10 +205,7 @@ describe.skipIf(!dataDir || !redisPresent)(
         const result = await run;
         expect(result.status).toBe(0);
         expect(result.stderr).toContain("worker refused run");
-        const { perKey, reasons } = checkpointSimulations(join(folder, "results.jsonl"));
-        expect(perKey.size).toBe(TASKS.length * TRIALS);
-        expect([...perKey.values()].every((count) => count === 1)).toBe(true);
-        expect(reasons.filter((reason) => reason === "infrastructure_error")).toEqual([]);
+        expectEveryUnitOnce(join(folder, "results.jsonl"));
       } finally {
         await stopWorker(stranger);
         if (good) await stopWorker(good);
