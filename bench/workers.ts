@@ -75,7 +75,13 @@ async function measure(dataDir: string, settings: WorkersSettings): Promise<Work
 async function measureInChild(dataDir: string, settings: WorkersSettings): Promise<WorkersResult> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", new URL(import.meta.url).pathname, "--measure", JSON.stringify({ dataDir, settings })],
+    [
+      "--import",
+      "tsx",
+      new URL(import.meta.url).pathname,
+      "--measure",
+      JSON.stringify({ dataDir, settings }),
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   let output = "";
@@ -127,7 +133,10 @@ export const workersBench: BenchModule = {
 };
 
 if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--measure") {
-  const { dataDir, settings } = JSON.parse(process.argv[3]!) as { dataDir: string; settings: WorkersSettings };
+  const { dataDir, settings } = JSON.parse(process.argv[3]!) as {
+    dataDir: string;
+    settings: WorkersSettings;
+  };
   process.stdout.write(`${JSON.stringify(await measure(dataDir, settings))}\n`);
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const dataDir = process.env.TAU_DATA_DIR ?? join(import.meta.dirname, "..", "..", "shared", "tau2-data");
