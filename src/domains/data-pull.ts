@@ -18,6 +18,10 @@ import { dirname, join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { DataDirError } from "../core/errors.ts";
 import { ARCHIVE_DATA_PREFIX, DATA_MANIFEST, DEFAULT_DATA_URL, type ManifestEntry } from "./data-manifest.ts";
+import { extractTexts, TextExtractionError, type TextSource } from "./texts/extract.ts";
+import { serializeTexts } from "./texts/format.ts";
+import { textsRelativePath } from "./texts/store.ts";
+import { TAU2_TEXT_SOURCE } from "./texts/tau2.ts";
 
 /** One regular file found in a tar archive. */
 export interface TarEntry {
@@ -98,6 +102,8 @@ export interface PullResult {
   dest: string;
   files: number;
   bytes: number;
+  /** The texts file extracted from the archive's sources (null when the pull was told not to). */
+  texts: { path: string; entries: number; sha256: string } | null;
 }
 
 /** Options of {@link pullData}. */
@@ -105,16 +111,21 @@ export interface PullOptions {
   dest: string;
   url?: string;
   manifest?: readonly ManifestEntry[];
+  /** Whose texts to extract from the archive's Python sources (default tau2-bench's; null: none). */
+  textSource?: TextSource | null;
   signal?: AbortSignal;
 }
 
 /**
- * Downloads and verifies the data. Files are written to a temporary folder
- * and moved into place only when every file is present with the right sha256.
+ * Downloads and verifies the data, and extracts upstream's model-facing texts
+ * from the archive's Python sources into `taubench/` of the data folder. Files
+ * are written to a temporary folder and moved into place only when every file
+ * is present with the right sha256 and every text was found.
  */
 export async function pullData(options: PullOptions): Promise<PullResult> {
   const manifest = options.manifest ?? DATA_MANIFEST;
-  assertReplaceable(options.dest, manifest);
+  const textSource = options.textSource === undefined ? TAU2_TEXT_SOURCE : options.textSource;
+  assertReplaceable(options.dest, manifest, textSource);
   const url = options.url ?? DEFAULT_DATA_URL;
   const raw = await fetchArchive(url, options.signal);
   let tar: Buffer;
@@ -126,11 +137,13 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
     });
   }
   const byPath = new Map<string, Buffer>();
+  const sources = new Map<string, Buffer>();
   for (const entry of parseTar(tar)) {
-    // Drop the archive's top-level folder (`tau2-bench-1.0.1/`), then keep data/tau2/...
+    // Drop the archive's top-level folder (`tau2-bench-1.0.1/`), then keep data/tau2/... and the sources.
     const inner = entry.path.replace(/^[^/]+\//, "");
     if (inner.startsWith(ARCHIVE_DATA_PREFIX))
       byPath.set(inner.slice(ARCHIVE_DATA_PREFIX.length), entry.data);
+    else if (inner.endsWith(".py")) sources.set(inner, entry.data);
   }
   const problems: string[] = [];
   for (const file of manifest) {
@@ -152,6 +165,19 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
       `The archive at ${url} does not match the pinned data (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${problems.join("; ")}. Nothing was written.`,
     );
   }
+  let texts: string | null = null;
+  try {
+    texts = textSource ? serializeTexts(extractTexts(textSource, (path) => sources.get(path), url)) : null;
+  } catch (error) {
+    if (error instanceof TextExtractionError)
+      throw new DataDirError(`${error.message}. Nothing was written.`, { cause: error });
+    throw error;
+  }
+  const textsSha = texts === null ? null : createHash("sha256").update(texts).digest("hex");
+  if (textSource?.textsSha256 && textsSha !== textSource.textsSha256)
+    throw new DataDirError(
+      `The texts extracted from ${url} are not the pinned ones (sha256 ${textsSha?.slice(0, 12)}…, expected ${textSource.textsSha256.slice(0, 12)}…). Nothing was written.`,
+    );
   const staging = `${options.dest}.partial-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   let bytes = 0;
@@ -162,10 +188,21 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
     writeFileSync(target, data);
     bytes += data.length;
   }
+  let textsResult: PullResult["texts"] = null;
+  if (textSource && texts !== null && textsSha !== null) {
+    const relative = textsRelativePath(textSource);
+    mkdirSync(dirname(join(staging, relative)), { recursive: true });
+    writeFileSync(join(staging, relative), texts);
+    textsResult = {
+      path: join(options.dest, relative),
+      entries: Object.keys(JSON.parse(texts).entries).length,
+      sha256: textsSha,
+    };
+  }
   mkdirSync(dirname(options.dest), { recursive: true });
   rmSync(options.dest, { recursive: true, force: true });
   renameSync(staging, options.dest);
-  return { dest: options.dest, files: manifest.length, bytes };
+  return { dest: options.dest, files: manifest.length, bytes, texts: textsResult };
 }
 
 function filesBelow(dir: string): string[] {
@@ -183,11 +220,16 @@ function filesBelow(dir: string): string[] {
  * (an earlier pull, or a copy of upstream's data folder): anything else is a
  * folder the user did not mean to lose.
  */
-function assertReplaceable(dest: string, manifest: readonly ManifestEntry[]): void {
+function assertReplaceable(
+  dest: string,
+  manifest: readonly ManifestEntry[],
+  textSource: TextSource | null,
+): void {
   if (!existsSync(dest)) return;
   if (!statSync(dest).isDirectory())
     throw new DataDirError(`${dest} exists and is not a folder; choose another --dest`);
   const known = new Set(manifest.map((file) => file.path));
+  known.add(textsRelativePath(textSource ?? TAU2_TEXT_SOURCE));
   const foreign = filesBelow(dest)
     .map((path) => relative(dest, path).split("\\").join("/"))
     .filter((path) => !known.has(path));

@@ -1,9 +1,10 @@
-/** `tau data pull|where`: fetch and locate the official benchmark data. */
+/** `tau data pull|extract-texts|where`: fetch and locate the official benchmark data and upstream's texts. */
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { DATA_MANIFEST, DEFAULT_DATA_URL, UPSTREAM_RELEASE } from "../../domains/data-manifest.ts";
-import { defaultDataDir } from "../../domains/data-dir.ts";
+import { defaultDataDir, resolveDataDir } from "../../domains/data-dir.ts";
 import { pullData } from "../../domains/data-pull.ts";
+import { extractTextsFromCheckout, textsRelativePath } from "../../domains/texts/store.ts";
 
 export function registerDataCommand(program: Command): void {
   const data = program.command("data").description("manage the official benchmark data folder");
@@ -27,6 +28,28 @@ export function registerDataCommand(program: Command): void {
       console.log(
         `Verified ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) into ${result.dest}. ${where}`,
       );
+      if (result.texts)
+        console.log(
+          `Extracted upstream's exact texts (${result.texts.entries} entries) into ${result.texts.path}.`,
+        );
+    });
+  data
+    .command("extract-texts")
+    .description(
+      `extract upstream ${UPSTREAM_RELEASE}'s exact texts (tool descriptions, prompt templates) from a tau2-bench checkout into the data folder`,
+    )
+    .requiredOption(
+      "--from <dir>",
+      `a tau2-bench checkout at ${UPSTREAM_RELEASE} (the folder that holds src/tau2/)`,
+    )
+    .option(
+      "--data-dir <dir>",
+      "the data folder to write into (default: TAU_DATA_DIR, else the default cache)",
+    )
+    .action((options: { from: string; dataDir?: string }) => {
+      const dataDir = resolveDataDir(options.dataDir);
+      const result = extractTextsFromCheckout(resolve(options.from), dataDir);
+      console.log(`Extracted upstream's exact texts (${result.entries} entries) into ${result.path}.`);
     });
   data
     .command("where")
@@ -35,5 +58,8 @@ export function registerDataCommand(program: Command): void {
       console.log(`TAU_DATA_DIR: ${process.env.TAU_DATA_DIR ?? "(not set)"}`);
       console.log(`default cache: ${defaultDataDir()}`);
       console.log(`expected files (${DATA_MANIFEST.length}): ${DATA_MANIFEST.map((f) => f.path).join(", ")}`);
+      console.log(
+        `upstream's exact texts: ${textsRelativePath()} (written by \`tau data pull\` or \`tau data extract-texts\`)`,
+      );
     });
 }
