@@ -1,6 +1,7 @@
 /** The registry of agents: names, metadata (solo mode, needs a model, task filter) and factories. */
 import { UsageError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
+import type { UpstreamTexts } from "../domains/texts/store.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmClient } from "../llm/types.ts";
 import {
@@ -10,7 +11,13 @@ import {
   hasExpectedActions,
   isSoloTask,
 } from "./llm-agent.ts";
-import { AGENT_GT_INSTRUCTION, AGENT_INSTRUCTION, AGENT_SOLO_INSTRUCTION } from "./prompts.ts";
+import {
+  AGENT_GT_INSTRUCTION,
+  AGENT_INSTRUCTION,
+  AGENT_SOLO_INSTRUCTION,
+  type AgentWording,
+  agentWording,
+} from "./prompts.ts";
 import { ReplayAgent } from "./replay-agent.ts";
 import { TextAgent, textAgentSystemPrompt } from "./text-agent.ts";
 import type { Agent } from "./types.ts";
@@ -25,6 +32,8 @@ export interface AgentContext {
   soloMode: boolean;
   llm: LlmClient | null;
   llmArgs: Record<string, unknown>;
+  /** Upstream's texts from the data folder, when it has them (then the built-in LLM agents speak them). */
+  texts?: UpstreamTexts | null;
 }
 
 /** A registered agent. */
@@ -36,6 +45,11 @@ export interface AgentDefinition {
   needsLlm: boolean;
   /** The fixed instruction text of its system prompt (hashed into results so prompt changes are visible). */
   instructions?: string;
+  /**
+   * For an agent that speaks upstream's texts when the data folder has them: its instruction text in a
+   * wording (this replaces `instructions` then). Agents without it always use their own wording.
+   */
+  wordedInstructions?: (wording: AgentWording) => string;
   /** Tasks the agent can run; others are skipped (upstream registry task filter). */
   taskFilter?: (task: Task) => boolean;
   create(ctx: AgentContext): Agent;
@@ -53,12 +67,14 @@ const definitions: AgentDefinition[] = [
     soloMode: false,
     needsLlm: true,
     instructions: AGENT_INSTRUCTION,
+    wordedInstructions: (wording) => wording.instruction,
     create: (ctx) =>
       createLlmAgent({
         llm: requireLlm("llm_agent", ctx),
         tools: ctx.tools,
         policy: ctx.policy,
         llmArgs: ctx.llmArgs,
+        wording: agentWording(ctx.texts),
       }),
   },
   {
@@ -67,6 +83,7 @@ const definitions: AgentDefinition[] = [
     soloMode: false,
     needsLlm: true,
     instructions: AGENT_GT_INSTRUCTION,
+    wordedInstructions: (wording) => wording.goldPlanInstruction,
     taskFilter: hasExpectedActions,
     create: (ctx) =>
       createGoldPlanAgent({
@@ -75,6 +92,7 @@ const definitions: AgentDefinition[] = [
         policy: ctx.policy,
         task: ctx.task,
         llmArgs: ctx.llmArgs,
+        wording: agentWording(ctx.texts),
       }),
   },
   {
@@ -83,6 +101,7 @@ const definitions: AgentDefinition[] = [
     soloMode: true,
     needsLlm: true,
     instructions: AGENT_SOLO_INSTRUCTION,
+    wordedInstructions: (wording) => wording.soloInstruction,
     taskFilter: isSoloTask,
     create: (ctx) =>
       createSoloAgent({
@@ -91,6 +110,7 @@ const definitions: AgentDefinition[] = [
         policy: ctx.policy,
         task: ctx.task,
         llmArgs: ctx.llmArgs,
+        wording: agentWording(ctx.texts),
       }),
   },
   {

@@ -4,6 +4,7 @@
  */
 import type { Task, TaskSplits } from "../core/task.ts";
 import type { Environment } from "../env/environment.ts";
+import type { UpstreamTexts } from "./texts/store.ts";
 
 /** Options for a new environment. */
 export interface EnvironmentOptions {
@@ -27,6 +28,11 @@ export interface Domain {
   splits(): TaskSplits | null;
   /** The policy text the agent sees. */
   policy(options?: EnvironmentOptions): string;
+  /**
+   * The upstream texts its tools are worded with (`withUpstreamToolTexts`); absent or null: the tool
+   * descriptions are taubench's own.
+   */
+  readonly upstreamTexts?: UpstreamTexts | null;
 }
 
 /** A domain's entry in the registry. */

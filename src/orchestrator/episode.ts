@@ -29,6 +29,8 @@ export interface EpisodeOptions {
   /** NL-assertion judge; null leaves NL_ASSERTION un-evaluated when a task needs it. */
   judge: NlAssertionJudge | null;
   enforceCommunicationProtocol?: boolean;
+  /** The greeting that opens a fresh conversation (default: taubench's copy of upstream's). */
+  greeting?: string;
   signal?: AbortSignal;
 }
 
@@ -47,6 +49,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun
     seed: options.seed,
     timeoutMs: options.timeoutMs ?? null,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
+    ...(options.greeting !== undefined ? { greeting: options.greeting } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const simulation = await orchestrator.run();

@@ -51,6 +51,8 @@ export const RunFingerprint = z.object({
   seed: z.number(),
   solo_mode: z.boolean(),
   enforce_communication_protocol: z.boolean(),
+  /** `upstream:<texts sha256>` or `paraphrased` (runs from before this field were all paraphrased). */
+  prompts: z.string().default("paraphrased"),
 });
 export type RunFingerprint = z.infer<typeof RunFingerprint>;
 

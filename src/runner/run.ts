@@ -23,6 +23,7 @@ import { getAgentDefinition, type AgentDefinition } from "../agents/registry.ts"
 import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
 import { GUIDELINES_FILE, GUIDELINES_WITH_TOOLS_FILE } from "../users/user-simulator.ts";
 import { runEpisode } from "../orchestrator/episode.ts";
+import { TAU2_TEXT } from "../domains/texts/tau2.ts";
 import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
 import {
   CHECKPOINT_VERSION,
@@ -38,6 +39,7 @@ import { exportResults } from "./export.ts";
 import { importResultsFile, undoImport } from "./import-results.ts";
 import { LlmUsageCounter, runUsageToPy, sumRunUsage } from "./llm-usage.ts";
 import { type ProgressRenderer, RunProgress } from "./progress.ts";
+import { type RunPrompts, runPrompts } from "./prompts.ts";
 import { tasksNeedJudge } from "./regrade.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
@@ -121,6 +123,8 @@ export interface RunPlan {
   info: Info;
   /** Whether some selected task is graded on NL assertions (so a judge is needed). */
   needsJudge: boolean;
+  /** Upstream's exact texts or taubench's own wording. */
+  prompts: RunPrompts;
 }
 
 /** A user-simulator guideline file's text, or null when the data folder lacks it. */
@@ -183,6 +187,7 @@ export function planRun(config: RunConfig): RunPlan {
   const agentLlm = agent.needsLlm ? config.agentLlm : null;
   const userLlm = user.needsLlm ? config.userLlm : null;
   const needsJudge = tasksNeedJudge(tasks);
+  const prompts = runPrompts(config.dataDir, domain, agent, user);
   const fingerprint: RunFingerprint = {
     domain: domain.name,
     agent: agent.name,
@@ -198,6 +203,7 @@ export function planRun(config: RunConfig): RunPlan {
     seed: config.seed,
     solo_mode: soloMode,
     enforce_communication_protocol: config.enforceCommunicationProtocol,
+    prompts: prompts.wording === "upstream" ? `upstream:${prompts.sha256}` : "paraphrased",
   };
   const commit = sourceGitCommit();
   const info = Info.parse({
@@ -221,10 +227,12 @@ export function planRun(config: RunConfig): RunPlan {
       judge_llm: config.judgeLlm,
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
-      prompt_hashes: promptHashes(config.dataDir, domain, agent.instructions, user.needsLlm, soloMode),
+      prompt_hashes: promptHashes(config.dataDir, domain, prompts.agentInstructions, user.needsLlm, soloMode),
+      prompts: prompts.wording,
+      prompts_sha256: prompts.sha256,
     }),
   });
-  return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge };
+  return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge, prompts };
 }
 
 /** Lines naming the settings that differ between a stored run and this one. */
@@ -362,12 +370,13 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
     userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
     if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
-      judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs);
+      judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs, plan.prompts.texts);
   } catch (error) {
     if (imported) undoImport(checkpointPath, imported);
     throw error;
   }
 
+  if (plan.prompts.note && (plan.agent.needsLlm || plan.user.needsLlm)) log(plan.prompts.note);
   log(`Run ${config.resultsPath}`);
   mkdirSync(dirname(config.resultsPath), { recursive: true });
   const writer = await CheckpointWriter.open(checkpointPath);
@@ -386,6 +395,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       : template.getToolSchemas();
     const policy = plan.domain.policy({ soloMode: plan.soloMode });
     const guidelinesDir = join(config.dataDir, "user_simulator");
+    const texts = plan.prompts.texts;
+    const greeting = texts?.text(TAU2_TEXT.greeting);
 
     const runSimulation = async (unit: WorkUnit, signal: AbortSignal) => {
       const userTools = plan.domain.hasUserTools ? template.getUserToolSchemas(unit.task.user_tools) : [];
@@ -397,6 +408,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         soloMode: plan.soloMode,
         llm: agentLlm,
         llmArgs: { ...config.agentLlmArgs },
+        texts,
       });
       const user = plan.user.create({
         domainName: plan.domain.name,
@@ -405,6 +417,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         guidelinesDir,
         llm: userLlm,
         llmArgs: { ...config.userLlmArgs },
+        texts,
       });
       return runEpisode({
         domain: plan.domain,
@@ -419,6 +432,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         timeoutMs: config.timeoutMs,
         judge,
         enforceCommunicationProtocol: config.enforceCommunicationProtocol,
+        ...(greeting !== undefined ? { greeting } : {}),
         signal,
       });
     };

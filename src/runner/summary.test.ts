@@ -86,6 +86,22 @@ describe("renderSummary", () => {
   it("draws the per-task grid across trials", () => {
     expect(text).toContain("  task  0 1 2\n  t1    ✓ ✓ ✗\n  t2    ✓ ! ✓");
   });
+
+  it("says which texts the models saw", () => {
+    // The stamp predates `prompts`: such runs used taubench's own wording.
+    expect(text).toContain("\nPrompts taubench's own wording (not upstream's exact texts)\n");
+    const exact = {
+      ...info,
+      taubench: { ...info.taubench!, prompts: "upstream", prompts_sha256: "ab".repeat(32) },
+    };
+    expect(renderSummary({ info: exact, tasks, simulations })).toContain(
+      "\nPrompts upstream's exact texts (sha256 abababababab…)\n",
+    );
+    const { taubench: _stamp, ...upstreamFile } = info;
+    expect(renderSummary({ info: upstreamFile, tasks, simulations })).toContain(
+      "\nPrompts upstream's (written by tau2)\n",
+    );
+  });
 });
 
 describe("renderTrajectory", () => {

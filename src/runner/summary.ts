@@ -8,6 +8,7 @@ import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { computeMetrics, isSuccessful } from "../metrics/index.ts";
 import { formatUsageLine, parseRunUsage } from "./llm-usage.ts";
+import { describePrompts, recordedPrompts } from "./prompts.ts";
 
 /** What a summary is computed from. */
 export interface SummaryInput {
@@ -43,6 +44,7 @@ export function renderSummary(input: SummaryInput): string {
   lines.push(
     `Domain ${info.environment_info.domain_name} — agent ${info.agent_info.implementation}${model(info.agent_info.llm)}, user ${info.user_info.implementation}${model(info.user_info.llm)}`,
   );
+  lines.push(`Prompts ${describePrompts(recordedPrompts(info))}`);
   lines.push(
     `Simulations ${metrics.totalSimulations} (${metrics.evaluatedSimulations} evaluated, ${metrics.infraErrorCount} infrastructure errors) · tasks ${metrics.totalTasks} · trials ${info.num_trials} · seed ${info.seed ?? "-"}`,
   );

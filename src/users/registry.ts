@@ -1,10 +1,11 @@
 /** The registry of users: names, metadata and factories. */
 import { UsageError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
+import type { UpstreamTexts } from "../domains/texts/store.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmClient } from "../llm/types.ts";
 import { DummyUser } from "./dummy-user.ts";
-import { renderUserScenario } from "./scenario.ts";
+import { renderUserScenario, TAUBENCH_SCENARIO_WORDING, upstreamScenarioWording } from "./scenario.ts";
 import { ScriptedUser } from "./scripted-user.ts";
 import type { User } from "./types.ts";
 import { readGuidelines, UserSimulator } from "./user-simulator.ts";
@@ -19,6 +20,8 @@ export interface UserContext {
   guidelinesDir: string;
   llm: LlmClient | null;
   llmArgs: Record<string, unknown>;
+  /** Upstream's texts from the data folder, when it has them (then `user_simulator` speaks them). */
+  texts?: UpstreamTexts | null;
 }
 
 /** A registered user. */
@@ -28,6 +31,8 @@ export interface UserDefinition {
   needsLlm: boolean;
   /** Only valid together with a solo agent (upstream `build_user` asserts this for `dummy_user`). */
   requiresSoloAgent?: boolean;
+  /** Whether its model prompts are upstream's texts when the data folder has them. */
+  speaksUpstreamTexts?: boolean;
   create(ctx: UserContext): User;
 }
 
@@ -36,16 +41,22 @@ const definitions: UserDefinition[] = [
     name: "user_simulator",
     description: "LLM customer following the task's scenario and upstream's guidelines",
     needsLlm: true,
+    speaksUpstreamTexts: true,
     create: (ctx) => {
       if (!ctx.llm)
         throw new UsageError("User 'user_simulator' needs a model: pass --user-llm provider/model");
       const hasTools = ctx.tools !== null && ctx.tools.length > 0;
+      const texts = ctx.texts ?? null;
       return new UserSimulator({
         llm: ctx.llm,
         guidelines: readGuidelines(ctx.guidelinesDir, hasTools),
-        instructions: renderUserScenario(ctx.task.user_scenario),
+        instructions: renderUserScenario(
+          ctx.task.user_scenario,
+          texts ? upstreamScenarioWording(texts) : TAUBENCH_SCENARIO_WORDING,
+        ),
         tools: hasTools ? ctx.tools : null,
         llmArgs: ctx.llmArgs,
+        texts,
       });
     },
   },

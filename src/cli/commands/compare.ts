@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { comparePassHat1, computeMetrics } from "../../metrics/index.ts";
+import { describePrompts, recordedPrompts } from "../../runner/prompts.ts";
 import { loadRun } from "../../runner/run-file.ts";
 
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
@@ -18,6 +19,17 @@ export async function compareCommand(targetA: string, targetB: string): Promise<
     `${run.info.agent_info.implementation}${run.info.agent_info.llm ? ` (${run.info.agent_info.llm})` : ""}`;
   lines.push(`A: ${a.path} — ${label(a)}`);
   lines.push(`B: ${b.path} — ${label(b)}`);
+  const [promptsA, promptsB] = [recordedPrompts(a.info), recordedPrompts(b.info)];
+  lines.push(`   prompts A: ${describePrompts(promptsA)}; B: ${describePrompts(promptsB)}`);
+  const exact = (wording: string) => wording !== "paraphrased";
+  const bothUpstream = promptsA.wording === "upstream" && promptsB.wording === "upstream";
+  if (
+    exact(promptsA.wording) !== exact(promptsB.wording) ||
+    (bothUpstream && promptsA.sha256 !== promptsB.sha256)
+  )
+    lines.push(
+      "warning: the runs' models saw different prompt texts, so a difference may come from the wording as much as from the agents",
+    );
   if (domainA !== domainB) {
     lines.push(`The runs are on different domains (${domainA} vs ${domainB}); there is nothing to pair.`);
     return lines.join("\n");

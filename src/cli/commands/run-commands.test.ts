@@ -496,7 +496,7 @@ describe("tau view on upstream results files", () => {
 });
 
 describe("tau compare verdicts", () => {
-  function writeRun(path: string, rewardFor: (task: number) => number) {
+  function writeRun(path: string, rewardFor: (task: number) => number, taubench?: Record<string, unknown>) {
     const info = Info.parse({
       git_commit: "x",
       num_trials: 1,
@@ -505,6 +505,7 @@ describe("tau compare verdicts", () => {
       user_info: { implementation: "user_simulator" },
       agent_info: { implementation: "llm_agent", llm: "openai/m" },
       environment_info: { domain_name: "retail", policy: "p" },
+      ...(taubench ? { taubench: { format_version: 1, version: "0.1.0", ...taubench } } : {}),
     });
     const simulations = Array.from({ length: 30 }, (_, task) =>
       SimulationRun.parse({
@@ -534,5 +535,29 @@ describe("tau compare verdicts", () => {
     );
     const wash = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
     expect(wash).toMatch(/Verdict: no clear difference on retail; .* within chance/);
+    // Both written without a taubench stamp (upstream's tau2): the same prompts, no warning.
+    expect(better).toContain("prompts A: upstream's (written by tau2); B: upstream's (written by tau2)");
+    expect(better).not.toContain("warning");
+  });
+
+  it("shows each run's prompts and warns when one run's models saw taubench's own wording", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau-compare-prompts-"));
+    const sha = "bec56245430affc5e33348864498d0440ce8d8f633fd485872f85864ee7d26be";
+    writeRun(join(dir, "exact.json"), () => 1, { prompts: "upstream", prompts_sha256: sha });
+    writeRun(join(dir, "also-exact.json"), () => 1, { prompts: "upstream", prompts_sha256: sha });
+    writeRun(join(dir, "paraphrased.json"), () => 0, { prompts: "paraphrased", prompts_sha256: null });
+    // A results file from before taubench recorded its prompts: they were its own wording.
+    writeRun(join(dir, "old.json"), () => 0, {});
+    const mixed = await compareCommand(join(dir, "exact.json"), join(dir, "paraphrased.json"));
+    expect(mixed).toContain(
+      "prompts A: upstream's exact texts (sha256 bec56245430a…); B: taubench's own wording (not upstream's exact texts)",
+    );
+    expect(mixed).toContain("warning: the runs' models saw different prompt texts");
+    expect(await compareCommand(join(dir, "exact.json"), join(dir, "also-exact.json"))).not.toContain(
+      "warning",
+    );
+    const old = await compareCommand(join(dir, "old.json"), join(dir, "exact.json"));
+    expect(old).toContain("prompts A: taubench's own wording");
+    expect(old).toContain("warning:");
   });
 });
