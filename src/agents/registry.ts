@@ -3,6 +3,7 @@ import { UsageError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
 import type { UpstreamTexts } from "../domains/texts/store.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
+import type { LlmEventListener } from "../llm/events.ts";
 import type { LlmClient } from "../llm/types.ts";
 import {
   createGoldPlanAgent,
@@ -34,6 +35,22 @@ export interface AgentContext {
   llmArgs: Record<string, unknown>;
   /** Upstream's texts from the data folder, when it has them (then the built-in LLM agents speak them). */
   texts?: UpstreamTexts | null;
+  /** The run's accounting of model calls (usage, cost, retries); agents that build their own client report here. */
+  onLlmEvent?: LlmEventListener;
+  /** Id of the simulation the agent plays in (what the results record); agent services key their memory on it. */
+  simulationId?: string;
+  /** 0-based trial index. */
+  trial?: number;
+}
+
+/** What the results record about an agent that brings its own model or lives behind a URL. */
+export interface AgentOrigin {
+  /** How taubench talks to it: `ai-sdk`, `openai-agents`, `chat-completions`, `a2a`. */
+  adapter: string;
+  /** The model, as `provider/model`, when the agent says which (recorded as `agent_info.llm`). */
+  llm?: string | null;
+  /** The agent's URL, without credentials. */
+  endpoint?: string;
 }
 
 /** A registered agent. */
@@ -52,6 +69,8 @@ export interface AgentDefinition {
   wordedInstructions?: (wording: AgentWording) => string;
   /** Tasks the agent can run; others are skipped (upstream registry task filter). */
   taskFilter?: (task: Task) => boolean;
+  /** Set by adapters (AI SDK, URL agents): recorded in results instead of `--agent-llm`. */
+  origin?: AgentOrigin;
   create(ctx: AgentContext): Agent;
 }
 

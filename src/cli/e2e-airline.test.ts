@@ -128,6 +128,11 @@ describe.skipIf(!dataDir)("tau run airline against the fake provider (skipped: T
     expect(turnsOf(firstUser)).toEqual([{ role: "user", text: "Hi! How can I help you today?" }]);
     expect(run.stdout).toContain("Average reward  1.0000");
     expect(run.stdout).toMatch(/pass\^k\s+k=1\n\s+1\.000/);
+    // The results say where the models were reached: here the fake server behind OPENAI_BASE_URL.
+    expect(results.info.taubench.llm_endpoints).toEqual({
+      agent: fake.openaiBaseUrl,
+      user: fake.openaiBaseUrl,
+    });
   });
 
   it("grades the same conversation 0.0 when the write call has a wrong argument", async () => {

@@ -34,6 +34,20 @@ describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
     expect(result.status, result.stderr).toBe(0);
     const golden = readFileSync(join(dataDir!, "..", "golden-sample", "mock.jsonl"), "utf8");
     expect(readFileSync(out, "utf8")).toBe(golden);
+    const piped = tau(["replay", "--domain", "mock", "--output", "-", "--data-dir", dataDir!]);
+    expect(piped.status, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe(golden);
+    expect(piped.stderr).toMatch(/^Replayed 10 tasks of mock .* → stdout\n$/);
+  });
+
+  it("takes the split as --split or --task-split-name, in tau tasks too", () => {
+    const viaTasks = tau(["tasks", "--domain", "airline", "--task-split-name", "test"]);
+    expect(viaTasks.status, viaTasks.stderr).toBe(0);
+    expect(viaTasks.stderr).toBe("20 tasks\n");
+    expect(viaTasks.stdout.split("\n")[0]).toMatch(/^\S+\tDB\+COMMUNICATE\t\d+ actions?$/);
+    const clash = tau(["tasks", "--domain", "airline", "--split", "test", "--task-split-name", "train"]);
+    expect(clash.status).toBe(2);
+    expect(clash.stderr).toContain("--split 'test' and --task-split-name 'train' name different splits");
   });
 
   it.each(["airline", "retail", "telecom"])(
@@ -56,6 +70,24 @@ describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
       for (const [index, line] of golden.entries()) expect(written.get(ids[index]!)).toBe(line);
     },
   );
+
+  it("writes banking_knowledge's golden sample byte for byte with upstream's texts, and all 97 tasks", () => {
+    const golden = readFileSync(join(dataDir!, "..", "golden-sample", "banking_knowledge.jsonl"), "utf8");
+    const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), "banking.jsonl");
+    const env = { TAU_UPSTREAM_SRC: join(dataDir!, "..", "tau2-src") };
+    const result = tau(["replay", "--domain", "banking_knowledge", "--output", out], env);
+    expect(result.status, result.stderr).toBe(0);
+    const written = new Map(
+      readFileSync(out, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => [(JSON.parse(line) as { id: string }).id, line]),
+    );
+    expect(written.size).toBe(97);
+    for (const line of golden.trim().split("\n")) {
+      expect(written.get((JSON.parse(line) as { id: string }).id)).toBe(line);
+    }
+  });
 
   it("filters by split and task ids, and names unknown ids", () => {
     const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), "one.jsonl");

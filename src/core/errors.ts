@@ -44,11 +44,28 @@ export class DataDirError extends TauError {
 export class InfrastructureError extends TauError {
   readonly isRetryable: boolean;
   readonly taskId: string | undefined;
-  constructor(message: string, options: { cause?: unknown; isRetryable?: boolean; taskId?: string } = {}) {
+  /**
+   * The failure would repeat for every simulation (rejected credentials): the runner stops the run,
+   * keeps what finished and prints the resume command instead of recording each task as failed.
+   */
+  readonly stopsRun: boolean;
+  constructor(
+    message: string,
+    options: { cause?: unknown; isRetryable?: boolean; taskId?: string; stopsRun?: boolean } = {},
+  ) {
     super(message, options);
     this.isRetryable = options.isRetryable ?? true;
     this.taskId = options.taskId;
+    this.stopsRun = options.stopsRun ?? false;
   }
+}
+
+/** The error (the thrown one or one of its causes) that asks the runner to stop the whole run, if any. */
+export function runStoppingError(error: unknown): InfrastructureError | null {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof InfrastructureError && e.stopsRun) return e;
+  }
+  return null;
 }
 
 /** Formats a zod issue path like `tasks[3].evaluation_criteria.actions[0].name`. */

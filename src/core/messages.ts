@@ -112,6 +112,9 @@ export function userMessage(fields: Partial<Omit<UserMessage, "role">>): UserMes
   return UserMessage.parse({ role: "user", ...fields });
 }
 
+/** The one timestamp format of every file taubench writes: upstream's `get_now()` (local time, microseconds, no zone). */
+export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
+
 /** Python-style local ISO timestamp without timezone, as upstream's `get_now()`. */
 export function nowIso(date = new Date()): string {
   const pad = (n: number, w = 2) => String(n).padStart(w, "0");

@@ -278,19 +278,26 @@ export function packageVersion(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-/** The commit of the taubench checkout the code runs from, or null outside a git checkout. */
-export function sourceGitCommit(): string | null {
-  if (cachedCommit !== undefined) return cachedCommit;
+/**
+ * The commit checked out in `dir`, with `-dirty` when tracked files have
+ * uncommitted changes (as `git describe --dirty` marks it; untracked files do
+ * not count); null outside a git checkout.
+ */
+export function gitCommitOf(dir: string | URL): string | null {
+  const git = (args: string[]) =>
+    execFileSync("git", args, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   try {
-    const cwd = new URL("../../", import.meta.url);
-    cachedCommit = execFileSync("git", ["rev-parse", "HEAD"], {
-      cwd,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
+    const commit = git(["rev-parse", "HEAD"]);
+    const changes = git(["status", "--porcelain", "--untracked-files=no"]);
+    return changes === "" ? commit : `${commit}-dirty`;
   } catch {
-    cachedCommit = null;
+    return null;
   }
+}
+
+/** The commit of the taubench checkout the code runs from (see {@link gitCommitOf}), read once per process. */
+export function sourceGitCommit(): string | null {
+  if (cachedCommit === undefined) cachedCommit = gitCommitOf(new URL("../../", import.meta.url));
   return cachedCommit;
 }
 let cachedCommit: string | null | undefined;

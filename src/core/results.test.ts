@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { SimulationRun } from "./simulation.ts";
 import { PyFloat, parsePyJson, pyDumps } from "./py-json.ts";
 import { RESULTS_FORMAT_VERSION, type Results, serializeResults, simulationToPy } from "./results.ts";
 import {
+  gitCommitOf,
   packageVersion,
   readResultsFile,
   resultsLayout,
@@ -210,8 +212,28 @@ describe("results file format", () => {
     const stamp = taubenchStamp({ agent_prompt_sha256: "ab" });
     expect(stamp.format_version).toBe(RESULTS_FORMAT_VERSION);
     expect(stamp.version).toBe(packageVersion());
-    expect(stamp.git_commit === null || /^[0-9a-f]{40}$/.test(stamp.git_commit)).toBe(true);
+    expect(stamp.git_commit === null || /^[0-9a-f]{40}(-dirty)?$/.test(stamp.git_commit)).toBe(true);
     expect(stamp.agent_prompt_sha256).toBe("ab");
+  });
+
+  it("marks the commit -dirty when tracked files changed (untracked files do not count)", () => {
+    const repo = scratchDir();
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
+        cwd: repo,
+        encoding: "utf8",
+      }).trim();
+    expect(gitCommitOf(repo)).toBeNull();
+    git("init", "-q");
+    writeFileSync(join(repo, "a.txt"), "one");
+    git("add", "a.txt");
+    git("commit", "-qm", "first");
+    const head = git("rev-parse", "HEAD");
+    expect(gitCommitOf(repo)).toBe(head);
+    writeFileSync(join(repo, "notes.txt"), "untracked");
+    expect(gitCommitOf(repo)).toBe(head);
+    writeFileSync(join(repo, "a.txt"), "two");
+    expect(gitCommitOf(repo)).toBe(`${head}-dirty`);
   });
 });
 

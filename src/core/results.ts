@@ -9,10 +9,30 @@
  * Reading and writing files is `results-file.ts`.
  */
 import { z } from "zod";
-import { PyNumber } from "./messages.ts";
 import { PyFloat, type PyValue, pyDumps, pyFloat } from "./py-json.ts";
-import { SimulationRun } from "./simulation.ts";
-import { Task } from "./task.ts";
+import { AssistantMessage, PyNumber, SystemMessage, ToolCall, ToolMessage, UserMessage } from "./messages.ts";
+import {
+  ActionCheck,
+  CommunicateCheck,
+  DbCheck,
+  EnvAssertionCheck,
+  NlAssertionCheck,
+  RewardInfo,
+  SimulationRun,
+} from "./simulation.ts";
+import {
+  Action,
+  Description,
+  EnvAssertion,
+  EnvFunctionCall,
+  EvaluationCriteria,
+  InitialState,
+  InitializationData,
+  StructuredUserInstructions,
+  Task,
+  TaskIssue,
+  UserScenario,
+} from "./task.ts";
 
 /** Version of the taubench additions (`info.taubench`); the rest of the file is upstream's format. */
 export const RESULTS_FORMAT_VERSION = 1;
@@ -123,13 +143,35 @@ const floatDict: Convert = (value) => {
   return new Map(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, float(v)]));
 };
 
-function model(fields: readonly Field[], keepExtras = false): Convert {
-  const known = new Set(fields.map(([name]) => name));
+/** A zod object schema, as far as the dumper reads it (its field names). */
+type ObjectSchema = { readonly shape: Readonly<Record<string, unknown>> };
+
+/**
+ * Dumps a model: `fields` is upstream's field order (with the voice-mode fields
+ * upstream has and we do not), and the zod schemas are the source of truth for
+ * what exists: a schema field the list does not name is written after the listed
+ * ones (when set), so adding a field to a schema can never drop it from results
+ * files. `keepExtras` also keeps keys no schema knows (round-tripping upstream's).
+ */
+function model(
+  fields: readonly Field[],
+  schemas: readonly ObjectSchema[],
+  { keepExtras = false }: { keepExtras?: boolean } = {},
+): Convert {
+  const listed = new Set(fields.map(([name]) => name));
+  const fromSchemas = schemas.flatMap((schema) => Object.keys(schema.shape));
+  const all: readonly Field[] = [
+    ...fields,
+    ...[...new Set(fromSchemas)]
+      .filter((name) => !listed.has(name))
+      .map((name): Field => [name, asIs, null, true]),
+  ];
+  const known = new Set(all.map(([name]) => name));
   return (value) => {
     if (value === null || value === undefined) return null;
     const source = value as Record<string, unknown>;
     const out = new Map<string, unknown>();
-    for (const [name, convert = asIs, fallback = null, omitWhenAbsent = false] of fields) {
+    for (const [name, convert = asIs, fallback = null, omitWhenAbsent = false] of all) {
       const item = source[name];
       if (item === undefined) {
         if (!omitWhenAbsent) out.set(name, structuredCloneable(fallback));
@@ -149,12 +191,10 @@ function structuredCloneable(value: unknown): unknown {
   return value !== null && typeof value === "object" ? structuredClone(value) : value;
 }
 
-const toolCall = model([
-  ["id", asIs, ""],
-  ["name"],
-  ["arguments", asIs, {}],
-  ["requestor", asIs, "assistant"],
-]);
+const toolCall = model(
+  [["id", asIs, ""], ["name"], ["arguments", asIs, {}], ["requestor", asIs, "assistant"]],
+  [ToolCall],
+);
 
 // Upstream's usage dict lists completion_tokens first; taubench's extra counters follow.
 const usage: Convert = (value) => {
@@ -167,40 +207,46 @@ const usage: Convert = (value) => {
   return out;
 };
 
-const participantMessage = model([
-  ["role"],
-  ["content"],
-  ["tool_calls", listOf(toolCall)],
-  ["is_audio", asIs, false],
-  ["turn_idx"],
-  ["timestamp"],
-  ["cost", float],
-  ["usage", usage],
-  ["raw_data"],
-  ["generation_time_seconds", float],
-  ["audio_format"],
-  ["audio_path"],
-  ["audio_script_gold"],
-  ["speech_effects"],
-  ["source_effects"],
-  ["channel_effects"],
-  ["turn_taking_action"],
-  ["utterance_ids"],
-  ["chunk_id"],
-  ["is_final_chunk", asIs, true],
-  ["source"],
-  ["contains_speech", asIs, true],
-]);
-const toolMessage = model([
-  ["id", asIs, ""],
-  ["role"],
-  ["content"],
-  ["requestor", asIs, "assistant"],
-  ["error", asIs, false],
-  ["turn_idx"],
-  ["timestamp"],
-]);
-const systemMessage = model([["role"], ["content"], ["turn_idx"], ["timestamp"]]);
+const participantMessage = model(
+  [
+    ["role"],
+    ["content"],
+    ["tool_calls", listOf(toolCall)],
+    ["is_audio", asIs, false],
+    ["turn_idx"],
+    ["timestamp"],
+    ["cost", float],
+    ["usage", usage],
+    ["raw_data"],
+    ["generation_time_seconds", float],
+    ["audio_format"],
+    ["audio_path"],
+    ["audio_script_gold"],
+    ["speech_effects"],
+    ["source_effects"],
+    ["channel_effects"],
+    ["turn_taking_action"],
+    ["utterance_ids"],
+    ["chunk_id"],
+    ["is_final_chunk", asIs, true],
+    ["source"],
+    ["contains_speech", asIs, true],
+  ],
+  [AssistantMessage, UserMessage],
+);
+const toolMessage = model(
+  [
+    ["id", asIs, ""],
+    ["role"],
+    ["content"],
+    ["requestor", asIs, "assistant"],
+    ["error", asIs, false],
+    ["turn_idx"],
+    ["timestamp"],
+  ],
+  [ToolMessage],
+);
+const systemMessage = model([["role"], ["content"], ["turn_idx"], ["timestamp"]], [SystemMessage]);
 
 /** One trajectory message as upstream dumps it (voice fields with their defaults). */
 export function messageToPy(message: { role: "assistant" | "user" | "tool" | "system" }): PyValue {
@@ -221,104 +267,120 @@ export function messageToPy(message: { role: "assistant" | "user" | "tool" | "sy
 }
 const message: Convert = (value) => messageToPy(value as { role: "assistant" });
 
-const action = model([
-  ["action_id"],
-  ["requestor", asIs, "assistant"],
-  ["name"],
-  ["arguments", asIs, {}],
-  ["info"],
-  ["compare_args"],
-]);
-const envFunctionCall = model([["env_type"], ["func_name"], ["arguments", asIs, {}]]);
-const envAssertion = model([
-  ["env_type"],
-  ["func_name"],
-  ["arguments", asIs, {}],
-  ["assert_value", asIs, true],
-  ["message"],
-]);
+const action = model(
+  [
+    ["action_id"],
+    ["requestor", asIs, "assistant"],
+    ["name"],
+    ["arguments", asIs, {}],
+    ["info"],
+    ["compare_args"],
+  ],
+  [Action],
+);
+const envFunctionCall = model([["env_type"], ["func_name"], ["arguments", asIs, {}]], [EnvFunctionCall]);
+const envAssertion = model(
+  [["env_type"], ["func_name"], ["arguments", asIs, {}], ["assert_value", asIs, true], ["message"]],
+  [EnvAssertion],
+);
 
-const taskDump = model([
-  ["id"],
-  ["description", model([["purpose"], ["relevant_policies"], ["notes"]])],
+const structuredInstructions = model(
+  [["domain"], ["reason_for_call"], ["known_info"], ["unknown_info"], ["task_instructions"]],
+  [StructuredUserInstructions],
+);
+
+const taskDump = model(
   [
-    "user_scenario",
-    model([
-      ["persona"],
-      [
-        "instructions",
-        (value) =>
-          typeof value === "string"
-            ? value
-            : model([
-                ["domain"],
-                ["reason_for_call"],
-                ["known_info"],
-                ["unknown_info"],
-                ["task_instructions"],
-              ])(value),
-      ],
-    ]),
+    ["id"],
+    ["description", model([["purpose"], ["relevant_policies"], ["notes"]], [Description])],
+    [
+      "user_scenario",
+      model(
+        [
+          ["persona"],
+          ["instructions", (value) => (typeof value === "string" ? value : structuredInstructions(value))],
+        ],
+        [UserScenario],
+      ),
+    ],
+    ["ticket"],
+    [
+      "initial_state",
+      model(
+        [
+          ["initialization_data", model([["agent_data"], ["user_data"]], [InitializationData])],
+          ["initialization_actions", listOf(envFunctionCall)],
+          ["message_history", listOf(message)],
+        ],
+        [InitialState],
+      ),
+    ],
+    [
+      "evaluation_criteria",
+      model(
+        [
+          ["actions", listOf(action)],
+          ["env_assertions", listOf(envAssertion)],
+          ["communicate_info"],
+          ["nl_assertions"],
+          ["reward_basis", asIs, ["DB", "COMMUNICATE"]],
+        ],
+        [EvaluationCriteria],
+      ),
+    ],
+    [
+      "issues",
+      listOf(
+        model(
+          [
+            ["id"],
+            ["title"],
+            ["description"],
+            ["status", asIs, "open"],
+            ["resolution"],
+            ["created_at"],
+            ["resolved_at"],
+            ["author_email"],
+            ["pr_link"],
+            ["simulation_file"],
+          ],
+          [TaskIssue],
+        ),
+      ),
+    ],
+    ["required_documents"],
+    ["user_tools"],
   ],
-  ["ticket"],
-  [
-    "initial_state",
-    model([
-      ["initialization_data", model([["agent_data"], ["user_data"]])],
-      ["initialization_actions", listOf(envFunctionCall)],
-      ["message_history", listOf(message)],
-    ]),
-  ],
-  [
-    "evaluation_criteria",
-    model([
-      ["actions", listOf(action)],
-      ["env_assertions", listOf(envAssertion)],
-      ["communicate_info"],
-      ["nl_assertions"],
-      ["reward_basis", asIs, ["DB", "COMMUNICATE"]],
-    ]),
-  ],
-  [
-    "issues",
-    listOf(
-      model([
-        ["id"],
-        ["title"],
-        ["description"],
-        ["status", asIs, "open"],
-        ["resolution"],
-        ["created_at"],
-        ["resolved_at"],
-        ["author_email"],
-        ["pr_link"],
-        ["simulation_file"],
-      ]),
-    ),
-  ],
-  ["required_documents"],
-  ["user_tools"],
-]);
+  [Task],
+);
 
 /** A task as upstream dumps a validated `Task` (defaults filled, nulls explicit). */
 export function taskToPy(task: Task): PyValue {
   return taskDump(task) as PyValue;
 }
 
-const rewardInfo = model([
-  ["reward", float],
-  ["db_check", model([["db_match"], ["db_reward", float]])],
-  ["env_assertions", listOf(model([["env_assertion", envAssertion], ["met"], ["reward", float]]))],
+const rewardInfo = model(
   [
-    "action_checks",
-    listOf(model([["action", action], ["action_match"], ["action_reward", float], ["tool_type"]])),
+    ["reward", float],
+    ["db_check", model([["db_match"], ["db_reward", float]], [DbCheck])],
+    [
+      "env_assertions",
+      listOf(model([["env_assertion", envAssertion], ["met"], ["reward", float]], [EnvAssertionCheck])),
+    ],
+    [
+      "action_checks",
+      listOf(
+        model([["action", action], ["action_match"], ["action_reward", float], ["tool_type"]], [ActionCheck]),
+      ),
+    ],
+    ["nl_assertions", listOf(model([["nl_assertion"], ["met"], ["justification"]], [NlAssertionCheck]))],
+    ["communicate_checks", listOf(model([["info"], ["met"], ["justification"]], [CommunicateCheck]))],
+    ["reward_basis"],
+    ["reward_breakdown", floatDict],
+    ["info"],
   ],
-  ["nl_assertions", listOf(model([["nl_assertion"], ["met"], ["justification"]]))],
-  ["communicate_checks", listOf(model([["info"], ["met"], ["justification"]]))],
-  ["reward_basis"],
-  ["reward_breakdown", floatDict],
-  ["info"],
-]);
+  [RewardInfo],
+);
 
 const simulationDump = model(
   [
@@ -349,7 +411,8 @@ const simulationDump = model(
     ["policy"],
     ["effect_timeline"],
   ],
-  true,
+  [SimulationRun],
+  { keepExtras: true },
 );
 
 /** A simulation as upstream's `model_dump()` lays it out (for results files and JSONL records). */
@@ -357,57 +420,71 @@ export function simulationToPy(simulation: SimulationRun): PyValue {
   return simulationDump(simulation) as PyValue;
 }
 
-const infoDump = model([
-  ["git_commit"],
-  ["num_trials"],
-  ["max_steps"],
-  ["max_errors"],
+const infoDump = model(
   [
-    "user_info",
-    model([
-      ["implementation"],
-      ["llm"],
-      ["llm_args"],
-      ["global_simulation_guidelines"],
-      ["voice_settings"],
-      ["persona_config"],
-    ]),
+    ["git_commit"],
+    ["num_trials"],
+    ["max_steps"],
+    ["max_errors"],
+    [
+      "user_info",
+      model(
+        [
+          ["implementation"],
+          ["llm"],
+          ["llm_args"],
+          ["global_simulation_guidelines"],
+          ["voice_settings"],
+          ["persona_config"],
+        ],
+        [UserInfo],
+      ),
+    ],
+    ["agent_info", model([["implementation"], ["llm"], ["llm_args"], ["voice_settings"]], [AgentInfo])],
+    ["environment_info", model([["domain_name"], ["policy"], ["tool_defs"]], [EnvironmentInfo])],
+    ["seed"],
+    ["text_streaming_config", asIs, DEFAULT_TEXT_STREAMING_CONFIG],
+    ["speech_complexity"],
+    ["audio_native_config"],
+    ["retrieval_config"],
+    ["retrieval_config_kwargs"],
+    ["taubench", asIs, undefined, true],
   ],
-  ["agent_info", model([["implementation"], ["llm"], ["llm_args"], ["voice_settings"]])],
-  ["environment_info", model([["domain_name"], ["policy"], ["tool_defs"]])],
-  ["seed"],
-  ["text_streaming_config", asIs, DEFAULT_TEXT_STREAMING_CONFIG],
-  ["speech_complexity"],
-  ["audio_native_config"],
-  ["retrieval_config"],
-  ["retrieval_config_kwargs"],
-  ["taubench", asIs, undefined, true],
-]);
+  [Info],
+);
 
 /** Run metadata in upstream's field order, taubench's stamp last. */
 export function infoToPy(info: Info): PyValue {
   return infoDump(info) as PyValue;
 }
 
-const indexEntry = model([
-  ["id"],
-  ["task_id"],
-  ["trial"],
-  ["reward", float],
-  ["termination_reason"],
-  ["agent_cost", float],
-  ["duration", float],
-]);
+const indexEntry = model(
+  [
+    ["id"],
+    ["task_id"],
+    ["trial"],
+    ["reward", float],
+    ["termination_reason"],
+    ["agent_cost", float],
+    ["duration", float],
+  ],
+  [SimulationIndexEntry],
+);
+
+const resultsDump = model(
+  [
+    ["timestamp"],
+    ["info", (value) => infoToPy(value as Info)],
+    ["tasks", listOf((value) => taskToPy(value as Task))],
+    ["simulations", listOf((value) => simulationToPy(value as SimulationRun))],
+    ["simulation_index", listOf(indexEntry)],
+  ],
+  [Results],
+);
 
 /** The whole file as a Python-JSON value (upstream key order, floats boxed). */
 export function resultsToPy(results: Results): PyValue {
-  return new Map<string, unknown>([
-    ["timestamp", results.timestamp ?? null],
-    ["info", infoToPy(results.info)],
-    ["tasks", results.tasks.map(taskToPy)],
-    ["simulations", results.simulations.map(simulationToPy)],
-    ["simulation_index", listOf(indexEntry)(results.simulation_index)],
-  ]) as PyValue;
+  return resultsDump(results) as PyValue;
 }
 
 /** The monolithic file text, byte-identical to upstream's `json.dump(..., indent=2)` (no trailing newline). */

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataDirError } from "../core/errors.ts";
 import { DATA_MANIFEST, type ManifestEntry } from "./data-manifest.ts";
-import { parseTar, pullData } from "./data-pull.ts";
+import { parseTar, pullData, verifyData } from "./data-pull.ts";
 import type { TextSource } from "./texts/extract.ts";
 import { loadUpstreamTexts, textsPath } from "./texts/store.ts";
 import { TAU2_TEXT_SOURCE } from "./texts/tau2.ts";
@@ -163,6 +163,62 @@ describe("tau data pull", () => {
     expect(error.message).toMatch(/HTTP 404/);
   });
 
+  it("says a file that is neither gzip nor tar is not an archive (instead of listing every file as missing)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau-pull-"));
+    const notArchive = join(dir, "page.html");
+    writeFileSync(notArchive, "<html>rate limited</html>");
+    const error = await pullData({ dest: join(dir, "data"), url: notArchive, manifest }).catch((e) => e);
+    expect(error).toBeInstanceOf(DataDirError);
+    expect(error.message).toBe(
+      `${notArchive} is not a gzip archive (nor a tar file); expected the release .tar.gz`,
+    );
+    // An uncompressed tar still installs.
+    const plain = join(dir, "data.tar");
+    writeFileSync(
+      plain,
+      tarOf([
+        { path: "top/data/tau2/domains/mock/policy.md", data: policy },
+        { path: "top/data/tau2/domains/mock/tasks.json", data: tasks },
+      ]),
+    );
+    expect((await pullData({ dest: join(dir, "data"), url: plain, manifest, textSource: null })).files).toBe(
+      2,
+    );
+  });
+
+  it("an unreachable host names --url and TAU_DATA_DIR as the ways out", async () => {
+    // Port 9 (discard) on 127.0.0.1 refuses the connection: the offline case, without the internet.
+    const error = await pullData({
+      dest: join(tmpdir(), "never"),
+      url: "http://127.0.0.1:9/release.tar.gz",
+      manifest,
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(DataDirError);
+    expect(error.message).toMatch(/^Cannot download http:\/\/127\.0\.0\.1:9\/release\.tar\.gz: /);
+    expect(error.message).toContain("--url FILE.tar.gz");
+    expect(error.message).toContain("TAU_DATA_DIR");
+  });
+
+  it("verifies a folder: missing files and changed files are named", async () => {
+    const dest = join(mkdtempSync(join(tmpdir(), "tau-pull-")), "data");
+    expect(verifyData(dest, manifest)).toMatchObject({ exists: false, checked: 0 });
+    await pullData({ dest, url: `${base}/good.tar.gz`, manifest, textSource: null });
+    expect(verifyData(dest, manifest)).toEqual({
+      dir: dest,
+      exists: true,
+      checked: 2,
+      missing: [],
+      mismatched: [],
+    });
+    writeFileSync(join(dest, "domains/mock/policy.md"), "# Policy\nBe rude.\n");
+    rmSync(join(dest, "domains/mock/tasks.json"));
+    expect(verifyData(dest, manifest)).toMatchObject({
+      checked: 1,
+      missing: ["domains/mock/tasks.json"],
+      mismatched: ["domains/mock/policy.md"],
+    });
+  });
+
   it("parses GNU long names", () => {
     const long = `${"x".repeat(120)}/file.txt`;
     const entries = parseTar(tarOf([{ path: long, data: Buffer.from("hi") }]));
@@ -218,7 +274,7 @@ describe.skipIf(!dataDir || !existsSync(join(srcDir, "src")))(
       expect(result.files).toBe(DATA_MANIFEST.length);
       expect(result.texts).toEqual({
         path: textsPath(dest),
-        entries: 47,
+        entries: 48,
         sha256: TAU2_TEXT_SOURCE.textsSha256,
       });
       const texts = loadUpstreamTexts(dest)!;

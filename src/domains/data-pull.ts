@@ -78,6 +78,10 @@ export function parseTar(archive: Buffer): TarEntry[] {
   return entries;
 }
 
+/** What to do when the release cannot be downloaded (no network, a proxy, a blocked host). */
+const OFFLINE_HINT =
+  "Without network access, fetch the release archive some other way and pass it with --url FILE.tar.gz, or point TAU_DATA_DIR (or --data-dir) at a copy of upstream's data/tau2 folder";
+
 /** Fetches the archive bytes from an http(s) URL or reads a local file. */
 async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> {
   if (!/^https?:\/\//.test(url)) {
@@ -91,9 +95,16 @@ async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> 
   try {
     response = await fetch(url, { redirect: "follow", ...(signal ? { signal } : {}) });
   } catch (error) {
-    throw new DataDirError(`Cannot download ${url}: ${(error as Error).message}`, { cause: error });
+    // Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, bad port) is its cause,
+    // and it belongs before the hint.
+    const cause = (error as Error).cause;
+    const reason = cause instanceof Error ? ` (${cause.message.split("\n")[0]})` : "";
+    throw new DataDirError(`Cannot download ${url}: ${(error as Error).message}${reason}. ${OFFLINE_HINT}`, {
+      cause: error,
+    });
   }
-  if (!response.ok) throw new DataDirError(`Cannot download ${url}: HTTP ${response.status}`);
+  if (!response.ok)
+    throw new DataDirError(`Cannot download ${url}: HTTP ${response.status}. ${OFFLINE_HINT}`);
   return Buffer.from(await response.arrayBuffer());
 }
 
@@ -130,8 +141,13 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
   const raw = await fetchArchive(url, options.signal);
   let tar: Buffer;
   try {
-    tar = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
+    // A plain tar is accepted too (its `ustar` magic sits at byte 257); anything else is not an archive.
+    if (raw[0] === 0x1f && raw[1] === 0x8b) tar = gunzipSync(raw);
+    else if (raw.subarray(257, 262).toString("latin1") === "ustar") tar = raw;
+    else
+      throw new DataDirError(`${url} is not a gzip archive (nor a tar file); expected the release .tar.gz`);
   } catch (error) {
+    if (error instanceof DataDirError) throw error;
     throw new DataDirError(`${url} is not a valid gzip archive: ${(error as Error).message}`, {
       cause: error,
     });
@@ -238,4 +254,30 @@ function assertReplaceable(
       `${dest} already holds files that are not benchmark data (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", …" : ""}); the pull replaces its --dest folder as a whole, so choose an empty or new folder`,
     );
   }
+}
+
+/** What {@link verifyData} found: per manifest file, nothing (fine), missing, or a checksum mismatch. */
+export interface VerifyResult {
+  dir: string;
+  exists: boolean;
+  checked: number;
+  missing: string[];
+  mismatched: string[];
+}
+
+/** Checks a data folder against the pinned sha256 list (`tau data verify`). */
+export function verifyData(dir: string, manifest: readonly ManifestEntry[] = DATA_MANIFEST): VerifyResult {
+  const result: VerifyResult = { dir, exists: existsSync(dir), checked: 0, missing: [], mismatched: [] };
+  if (!result.exists) return result;
+  for (const file of manifest) {
+    const path = join(dir, file.path);
+    if (!existsSync(path)) {
+      result.missing.push(file.path);
+      continue;
+    }
+    result.checked++;
+    const sha = createHash("sha256").update(readFileSync(path)).digest("hex");
+    if (sha !== file.sha256) result.mismatched.push(file.path);
+  }
+  return result;
 }

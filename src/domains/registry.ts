@@ -1,6 +1,7 @@
 /** The registry of domains, and loading them once per data folder per process. */
 import { UsageError } from "../core/errors.ts";
 import { airlineDomain } from "./airline/index.ts";
+import { bankingKnowledgeDomain } from "./banking_knowledge/index.ts";
 import { mockDomain } from "./mock/index.ts";
 import { retailDomain } from "./retail/index.ts";
 import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
@@ -18,6 +19,7 @@ registerDomain(airlineDomain);
 registerDomain(retailDomain);
 registerDomain(telecomDomain);
 registerDomain(telecomWorkflowDomain);
+registerDomain(bankingKnowledgeDomain);
 
 /** Names of the registered domains, in registration order. */
 export function domainNames(): string[] {

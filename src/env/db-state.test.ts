@@ -86,3 +86,45 @@ describe("DbState.hash", () => {
     expect(db.hash()).toBe(reference(db));
   });
 });
+
+describe("DbState with copy-on-write model fields", () => {
+  const Table = {
+    ...t.model("Table", { data: t.dict(t.dict(t.any())), notes: [t.str(), ""] }),
+    copyOnWrite: true,
+  };
+  const TablesDb = t.model("TablesDb", { users: Table, cards: Table });
+  interface TablesRoot {
+    users: { data: CowMap<Map<string, unknown>>; notes: string };
+    cards: { data: CowMap<Map<string, unknown>>; notes: string };
+  }
+  const tablesRef = (db: DbState<TablesRoot>) =>
+    createHash("sha256")
+      .update(pyDumps(db.dump(), { sortKeys: true }))
+      .digest("hex");
+  const loadTables = () =>
+    DbState.fromValidated<TablesRoot>(
+      TablesDb,
+      validate(TablesDb, {
+        users: { data: { "123": { name: "a" }, u2: { name: "b" } }, notes: "n" },
+        cards: { data: {} },
+      }),
+    );
+
+  it("forks a table without copying it, isolates writes, and hashes like the full dump", () => {
+    const base = loadTables();
+    const a = base.fork();
+    const b = base.fork();
+    expect(a.pristineKey()).toBeDefined();
+    expect(a.pristineKey()).toBe(b.pristineKey());
+    a.root.users.data.mutate("123").set("name", "changed");
+    a.root.cards.data.set("c1", new Map([["n", 1]]));
+    expect(a.pristineKey()).toBeUndefined();
+    expect(a.hash()).toBe(tablesRef(a));
+    expect(b.hash()).toBe(tablesRef(b));
+    expect(b.hash()).toBe(base.hash());
+    expect(a.hash()).not.toBe(b.hash());
+    expect([...a.root.users.data.keys()]).toEqual(["123", "u2"]);
+    expect(b.root.users.data.get("123")?.get("name")).toBe("a");
+    expect(a.fork().hash()).toBe(a.hash());
+  });
+});

@@ -213,6 +213,56 @@ export class CowList<V> {
   }
 }
 
+/**
+ * Top-level model fields whose type says `copyOnWrite` (banking's tables: `{data: {...}, notes}`)
+ * are kept as plain objects whose collection fields are {@link CowMap}s / {@link CowList}s, so they
+ * fork in O(1) too. These objects are marked here; their other fields are immutable values.
+ */
+const cowModels = new WeakSet<object>();
+
+function isCowModel(ty: Ty): ty is ModelTy {
+  return ty.kind === "model" && ty.copyOnWrite === true;
+}
+
+function cowModelOf(ty: ModelTy, value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of ty.fields) {
+    const v = value[field.name];
+    if (field.ty.kind === "dict") out[field.name] = new CowMap(v as Map<string, unknown>);
+    else if (field.ty.kind === "list") out[field.name] = new CowList(v as unknown[]);
+    else out[field.name] = v;
+  }
+  cowModels.add(out);
+  return out;
+}
+
+function forkValue(value: unknown): unknown {
+  if (value instanceof CowMap || value instanceof CowList) return value.fork();
+  if (value !== null && typeof value === "object" && cowModels.has(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [name, v] of Object.entries(value)) out[name] = forkValue(v);
+    cowModels.add(out);
+    return out;
+  }
+  return deepClone(value);
+}
+
+/** Whether a copy-on-write model still equals the base it was forked from (nothing written). */
+function untouchedModel(value: unknown, base: unknown): boolean {
+  if (value === null || typeof value !== "object" || !cowModels.has(value)) return false;
+  if (base === null || typeof base !== "object") return false;
+  const baseFields = base as Record<string, unknown>;
+  for (const [name, v] of Object.entries(value)) {
+    const b = baseFields[name];
+    if (v instanceof CowMap) {
+      if (!(b instanceof CowMap) || v.baseMap !== b.baseMap || !v.changedKeys().next().done) return false;
+    } else if (v instanceof CowList) {
+      if (!(b instanceof CowList) || v.isOwned || v.toArray() !== b.toArray()) return false;
+    } else if (v !== b) return false;
+  }
+  return true;
+}
+
 /** Raised when a tool reads a field the current DB does not have (Python `AttributeError`). */
 export class AttributeError extends Error {
   constructor(modelName: string, field: string) {
@@ -242,6 +292,7 @@ export class DbState<Root extends object = Record<string, unknown>> {
       const v = value[field.name];
       if (field.ty.kind === "dict") fields[field.name] = new CowMap(v as Map<string, unknown>);
       else if (field.ty.kind === "list") fields[field.name] = new CowList(v as unknown[]);
+      else if (isCowModel(field.ty)) fields[field.name] = cowModelOf(field.ty, v as Record<string, unknown>);
       else fields[field.name] = v;
     }
     return new DbState<R>(ty, fields, { fields: { ...fields }, stream: undefined }).fork();
@@ -281,11 +332,26 @@ export class DbState<Root extends object = Record<string, unknown>> {
   /** O(1) copy for a new episode (plus copies of what this state already changed). */
   fork(): DbState<Root> {
     const fields: Record<string, unknown> = {};
-    for (const [name, v] of Object.entries(this.fields)) {
-      if (v instanceof CowMap || v instanceof CowList) fields[name] = v.fork();
-      else fields[name] = deepClone(v);
-    }
+    for (const [name, v] of Object.entries(this.fields)) fields[name] = forkValue(v);
     return new DbState<Root>(this.ty, fields, this.lineage);
+  }
+
+  /**
+   * An identity of this state's content while nothing was written since it was forked from its
+   * shared base (the same object for every such fork), else undefined. Lets callers cache what
+   * they derive from a pristine state, such as a task's initial data merged into it.
+   */
+  pristineKey(): object | undefined {
+    for (const [name, v] of Object.entries(this.fields)) {
+      const base = this.lineage.fields[name];
+      if (v instanceof CowMap) {
+        if (!(base instanceof CowMap) || v.baseMap !== base.baseMap || !v.changedKeys().next().done)
+          return undefined;
+      } else if (v instanceof CowList) {
+        if (!(base instanceof CowList) || v.isOwned || v.toArray() !== base.toArray()) return undefined;
+      } else if (!untouchedModel(v, base)) return undefined;
+    }
+    return this.lineage;
   }
 
   /** `model_dump()` as a Python JSON value (declaration order). */
@@ -312,6 +378,8 @@ export class DbState<Root extends object = Record<string, unknown>> {
       const value = this.fields[layout.name];
       if (value instanceof CowMap) emitMap(sink, layout, value);
       else if (value instanceof CowList) emitList(sink, layout, value);
+      else if (untouchedModel(value, this.lineage.fields[layout.name]))
+        sink.base(layout.valueStart, layout.valueEnd);
       else {
         const text = serializeSorted(layout.ty, value);
         if (text === layout.baseText) sink.base(layout.valueStart, layout.valueEnd);

@@ -52,6 +52,22 @@ export function errorText(error: unknown): string {
   return String(error);
 }
 
+function callArguments(call: ToolCall): Record<string, unknown> {
+  return call.arguments && typeof call.arguments === "object" ? call.arguments : {};
+}
+
+function toolMessage(call: ToolCall, content: string, error: boolean): ToolMessage {
+  return {
+    role: "tool",
+    id: call.id,
+    content,
+    requestor: call.requestor,
+    error,
+    turn_idx: null,
+    timestamp: null,
+  };
+}
+
 /** Raised when replaying a trajectory re-executes a write tool and gets a different output (strict mode). */
 export class ReplayMismatchError extends Error {
   constructor(
@@ -119,47 +135,62 @@ export class Environment {
     const schemas = this.userTools.schemas();
     if (!include) return schemas;
     for (const name of include) {
-      if (!this.userTools.hasTool(name)) throw new ToolError(`Tool '${name}' not found.`);
+      if (!this.userTools.hasTool(name) || this.userTools.getTool(name)?.hidden)
+        throw new ToolError(`Tool '${name}' not found.`);
     }
     return schemas.filter((s) => include.includes(s.function.name));
   }
 
-  /** Upstream `make_tool_call`: dispatches by requestor; throws on failure. */
-  makeToolCall(name: string, requestor: string, args: Record<string, unknown>): unknown {
+  /**
+   * Upstream `make_tool_call`: dispatches by requestor; throws on failure. The result of a tool
+   * that waits on the outside world (banking's retrieval tools) is a promise.
+   */
+  makeToolCall(
+    name: string,
+    requestor: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): unknown {
     if (requestor === "user") {
       if (this.soloMode) throw new ToolError("User tool calls are not allowed in solo mode");
       if (!this.userTools) throw new ToolError("User tools not available");
-      return this.userTools.useTool(name, args);
+      return this.userTools.useTool(name, args, signal);
     }
     if (requestor === "assistant") {
-      if (this.soloMode && this.userTools?.hasTool(name)) return this.userTools.useTool(name, args);
-      return this.tools.useTool(name, args);
+      if (this.soloMode && this.userTools?.hasTool(name)) return this.userTools.useTool(name, args, signal);
+      return this.tools.useTool(name, args, signal);
     }
     throw new ToolError(`Invalid requestor: ${requestor}`);
   }
 
-  /** Upstream `get_response`: executes a tool call and returns the tool message (never throws). */
+  /**
+   * Upstream `get_response`: executes a tool call and returns the tool message (never throws).
+   * Synchronous: an asynchronous tool answers with an error here (use {@link respond}).
+   */
   getResponse(call: ToolCall): ToolMessage {
-    let content: string;
-    let error = false;
     try {
-      const args = call.arguments && typeof call.arguments === "object" ? call.arguments : {};
-      const result = this.makeToolCall(call.name, call.requestor, args);
+      const result = this.makeToolCall(call.name, call.requestor, callArguments(call));
+      if (result instanceof Promise) {
+        result.catch(() => {});
+        throw new ToolError(`Tool '${call.name}' is asynchronous and cannot be called here`);
+      }
       this.syncTools();
-      content = toolResultContent(result);
+      return toolMessage(call, toolResultContent(result), false);
     } catch (e) {
-      content = `Error: ${errorText(e)}`;
-      error = true;
+      return toolMessage(call, `Error: ${errorText(e)}`, true);
     }
-    return {
-      role: "tool",
-      id: call.id,
-      content,
-      requestor: call.requestor,
-      error,
-      turn_idx: null,
-      timestamp: null,
-    };
+  }
+
+  /** {@link getResponse} for any tool, awaiting the asynchronous ones (what the orchestrator uses). */
+  async respond(call: ToolCall, signal?: AbortSignal): Promise<ToolMessage> {
+    try {
+      let result = this.makeToolCall(call.name, call.requestor, callArguments(call), signal);
+      if (result instanceof Promise) result = await result;
+      this.syncTools();
+      return toolMessage(call, toolResultContent(result), false);
+    } catch (e) {
+      return toolMessage(call, `Error: ${errorText(e)}`, true);
+    }
   }
 
   /** Whether a tool name exists in either toolkit. */
@@ -300,8 +331,23 @@ export function deepMerge(target: PyValue, update: unknown): PyValue {
   return out;
 }
 
+/** Merged bases by update object and pristine source: a task's live, predicted and gold environments merge the same data. */
+const mergedBases = new WeakMap<object, WeakMap<object, DbState<any>>>();
+
 function mergeInto(db: DbState<any>, update: unknown): DbState<any> {
+  const source = db.pristineKey();
+  const cacheable = source !== undefined && update !== null && typeof update === "object";
+  const cached = cacheable ? mergedBases.get(update as object)?.get(source) : undefined;
+  if (cached) return cached.fork();
   const merged = deepMerge(db.dump(), update);
   const ty: ModelTy = db.ty;
-  return DbState.fromValidated(ty, validate<Record<string, unknown>>(ty, merged));
+  const result = DbState.fromValidated(ty, validate<Record<string, unknown>>(ty, merged));
+  if (!cacheable) return result;
+  let bySource = mergedBases.get(update as object);
+  if (!bySource) {
+    bySource = new WeakMap();
+    mergedBases.set(update as object, bySource);
+  }
+  bySource.set(source, result);
+  return result.fork();
 }

@@ -37,6 +37,11 @@ export interface ModelTy {
   readonly fields: readonly FieldSpec[];
   /** What to do with unknown keys when validating: drop them or fail. */
   readonly extra: "ignore" | "forbid";
+  /**
+   * As a top-level DB field: fork its dict and list fields copy-on-write instead of copying the
+   * whole model (banking's tables). Its other fields must then be immutable values.
+   */
+  readonly copyOnWrite?: boolean;
 }
 
 /** A field type. */

@@ -31,6 +31,8 @@ export interface ToolContext<State = unknown> {
    * instead of closing over it lets a domain build its tool definitions once per process.
    */
   readonly state: State;
+  /** Aborts a tool that waits on something (a sandboxed command, an embedding request). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A callable function of a toolkit: a tool offered to the LLM, or a helper (assertions, set-up). */
@@ -48,6 +50,16 @@ export interface ToolDef<State = unknown> extends FunctionDef<State> {
   readonly description: string;
   /** Extra `$defs` of the parameter schema (enums, sub-models). */
   readonly defs?: Record<string, JsonSchema>;
+  /**
+   * A discoverable tool (banking_knowledge): dispatchable by name like any tool, but never offered
+   * to the LLM, so it has no schema in {@link Toolkit.schemas} and no kind in the evaluator's tool types.
+   */
+  readonly hidden?: boolean;
+  /**
+   * The Python class that defines the tool, when it is not the toolkit's own class (banking's
+   * composed toolkits: `KnowledgeTools`, `KBSearchMixin`, …): CPython's TypeError texts name it.
+   */
+  readonly owner?: string;
 }
 
 /** Helper for declaring a parameter. */
@@ -257,11 +269,14 @@ export class Toolkit<State = any> {
     return tool.mutatesState ?? tool.kind === "write";
   }
 
-  /** Calls a tool by name (`use_tool`); unknown names raise `Tool '<name>' not found.` */
-  useTool(name: string, args: Record<string, unknown>): unknown {
+  /**
+   * Calls a tool by name (`use_tool`); unknown names raise `Tool '<name>' not found.` A tool that
+   * waits on the outside world returns a promise; `signal` lets the caller abort it.
+   */
+  useTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): unknown {
     const tool = this.toolsByName.get(name);
     if (!tool) throw new ToolError(`Tool '${name}' not found.`);
-    return tool.run(this.contextNow(), bindArguments(this.className, tool, args));
+    return tool.run(this.contextNow(signal), bindArguments(tool.owner ?? this.className, tool, args));
   }
 
   /** Calls any function (tool or helper) by name, as `initialization_actions` and `env_assertions` do. */
@@ -271,13 +286,18 @@ export class Toolkit<State = any> {
     return fn.run(this.contextNow(), bindArguments(this.className, fn, args));
   }
 
-  private contextNow(): ToolContext<State> {
+  private contextNow(signal?: AbortSignal): ToolContext<State> {
     // The DB is read at call time because set-up may re-point it (P19).
-    return { db: this.db, state: this.state };
+    return { db: this.db, state: this.state, signal };
+  }
+
+  /** The tools offered to the LLM (discoverable ones left out), in declaration order. */
+  offeredTools(): ToolDef<State>[] {
+    return this.tools.filter((tool) => !tool.hidden);
   }
 
   /** The function schemas offered to the LLM, in declaration order. */
   schemas(): ToolSchema[] {
-    return this.tools.map(toolSchema);
+    return this.offeredTools().map(toolSchema);
   }
 }

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { assistantMessage, type Message, type ToolCall, userMessage } from "../core/messages.ts";
+import { assistantMessage, type Message, userMessage } from "../core/messages.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
 import type { Domain } from "../domains/types.ts";
-import { deepClone } from "../env/model.ts";
 import { evaluateSimulation } from "./evaluator.ts";
-import { applyInitialState } from "./gold.ts";
+import { goldTrajectory } from "./gold.ts";
 import type { NlAssertionJudge } from "./nl-assertions.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -31,39 +30,25 @@ function simulation(task: Task, messages: Message[]): SimulationRun {
 }
 
 /**
- * The expected actions played as a conversation (user actions as user tool
- * calls), with the environment synced after each call as the orchestrator
- * does, and a closing agent message carrying the communicate_info.
+ * The gold trajectory (expected actions as tool calls, synced after each, as the orchestrator
+ * plays them) inside a conversation: the greeting and a request before it when the task has no
+ * history, and a closing agent message carrying the communicate_info.
  */
 function goldConversation(domain: Domain, task: Task): Message[] {
-  const history = task.initial_state?.message_history ?? [];
-  const messages: Message[] =
-    history.length > 0
-      ? deepClone([...history])
+  const opening =
+    (task.initial_state?.message_history ?? []).length > 0
+      ? []
       : [
           assistantMessage({ content: "Hi! How can I help you today?", cost: 0 }),
           userMessage({ content: "Help me" }),
         ];
-  const env = domain.makeEnvironment();
-  applyInitialState(env, task);
-  (task.evaluation_criteria?.actions ?? []).forEach((action, index) => {
-    const call: ToolCall = {
-      id: `g${index}`,
-      name: action.name,
-      arguments: action.arguments,
-      requestor: action.requestor,
-    };
-    messages.push(
-      action.requestor === "user"
-        ? userMessage({ tool_calls: [call] })
-        : assistantMessage({ tool_calls: [call] }),
-    );
-    messages.push(env.getResponse(call));
-    env.syncTools();
-  });
   const said = (task.evaluation_criteria?.communicate_info ?? []).join(". ");
-  messages.push(assistantMessage({ content: `Done. ${said}` }), userMessage({ content: "###STOP###" }));
-  return messages;
+  return [
+    ...opening,
+    ...goldTrajectory(domain, task),
+    assistantMessage({ content: `Done. ${said}` }),
+    userMessage({ content: "###STOP###" }),
+  ];
 }
 
 function baseTasks(domain: Domain): Task[] {

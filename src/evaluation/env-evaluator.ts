@@ -28,7 +28,7 @@ export interface EnvEvaluationOptions {
 /** Builds the predicted environment: fresh, in the simulation's solo mode, with the trajectory replayed. */
 export function replayPredicted(options: EnvEvaluationOptions): Environment {
   const { domain, task, trajectory, soloMode, strictReplay } = options;
-  const env = domain.makeEnvironment({ soloMode });
+  const env = domain.makeEnvironment({ soloMode, task });
   env.setState(
     task.initial_state?.initialization_data ?? null,
     task.initial_state?.initialization_actions ?? null,

@@ -45,8 +45,8 @@ export function toolKinds(domain: Domain, soloMode: boolean): Map<string, ToolKi
     return null;
   }
   const kinds = new Map<string, ToolKind>();
-  for (const tool of env.tools.tools) kinds.set(tool.name, tool.kind);
-  for (const tool of env.userTools?.tools ?? []) kinds.set(tool.name, tool.kind);
+  for (const tool of env.tools.offeredTools()) kinds.set(tool.name, tool.kind);
+  for (const tool of env.userTools?.offeredTools() ?? []) kinds.set(tool.name, tool.kind);
   return kinds;
 }
 

@@ -22,6 +22,9 @@ export type LlmErrorKind =
 /** Kinds that a second attempt can fix. */
 const RETRYABLE_KINDS: ReadonlySet<LlmErrorKind> = new Set(["rate_limit", "server", "network", "timeout"]);
 
+/** Kinds that would fail every simulation the same way: they stop the run (see `InfrastructureError.stopsRun`). */
+const RUN_STOPPING_KINDS: ReadonlySet<LlmErrorKind> = new Set(["auth"]);
+
 /** A provider call that failed (after retries, when retryable); an infrastructure error, never scored. */
 export class LlmError extends InfrastructureError {
   readonly kind: LlmErrorKind;
@@ -38,7 +41,11 @@ export class LlmError extends InfrastructureError {
       cause?: unknown;
     },
   ) {
-    super(message, { cause: options.cause, isRetryable: RETRYABLE_KINDS.has(options.kind) });
+    super(message, {
+      cause: options.cause,
+      isRetryable: RETRYABLE_KINDS.has(options.kind),
+      stopsRun: RUN_STOPPING_KINDS.has(options.kind),
+    });
     this.kind = options.kind;
     this.model = options.model;
     this.statusCode = options.statusCode;

@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PyFloat } from "../core/py-json.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
@@ -24,6 +27,7 @@ const TOOL: ToolSchema = {
     },
   },
 };
+const tempCacheDir = () => mkdtempSync(join(tmpdir(), "tau-endpoint-cache-"));
 const KEYS = { OPENAI_API_KEY: "sk-test", ANTHROPIC_API_KEY: "ak-test", GEMINI_API_KEY: "gk-test" };
 const FAST_RETRY = { initialDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 50 };
 
@@ -393,6 +397,24 @@ describe("keys", () => {
       env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: fake.openaiBaseUrl },
     });
     expect((await llm.generate({ messages: [{ role: "user", content: "hi" }] })).content).toBe("via env");
+  });
+
+  it("reports the endpoint it calls, without credentials; llm_args' api_base wins", async () => {
+    const authed = fake.openaiBaseUrl.replace("http://", "http://alice:s3cret@");
+    const llm = createLlmClient("openai/gpt-4.1", { env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: authed } });
+    expect(llm.endpoint?.()).toBe(fake.openaiBaseUrl);
+    expect(llm.endpoint?.({ api_base: "https://bob:pw@proxy.example.invalid/v1/?token=t#x" })).toBe(
+      "https://proxy.example.invalid/v1",
+    );
+    expect(createLlmClient("anthropic/claude-sonnet-4-5", { env: KEYS }).endpoint?.()).toBe(
+      "https://api.anthropic.com/v1",
+    );
+    expect(createLlmClient("local/qwen3:8b", { env: {} }).endpoint?.()).toBe("http://127.0.0.1:11434/v1");
+    const cached = createLlmClient("openai/gpt-4.1", {
+      env: { OPENAI_API_KEY: "k" },
+      cacheDir: tempCacheDir(),
+    });
+    expect(cached.endpoint?.()).toBe("https://api.openai.com/v1");
   });
 });
 

@@ -8,7 +8,9 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { AsyncLocalStorage } from "node:async_hooks";
 import type {
+  SharedV3ProviderOptions,
   LanguageModelV3,
   LanguageModelV3Content,
   LanguageModelV3GenerateResult,
@@ -38,13 +40,45 @@ export interface ProviderClientConfig {
   baseUrl: string | undefined;
   promptCache: boolean;
   priceTable: PriceTable;
+  /** The model's price, overriding the table. */
+  price?: ModelPrice;
   retry: RetryPolicy;
   timeoutMs: number | null;
   onEvent: LlmEventListener | undefined;
+  /**
+   * A model the caller built (the AI SDK adapter): used as is instead of one made from `provider`,
+   * key and URL. Its raw response text is known only when its provider was given
+   * {@link keepRawResponses} as `fetch`.
+   */
+  languageModel?: LanguageModelV3;
+  /** Key of the provider options in calls (a caller's OpenAI-compatible provider has its own name); default `provider`. */
+  providerOptionsKey?: string;
 }
 
 /** The default endpoint of `local/…` models: Ollama's OpenAI-compatible API. */
 export const DEFAULT_LOCAL_BASE_URL = "http://127.0.0.1:11434/v1";
+
+/** Where each provider's SDK sends calls when no base URL is given (the SDKs' own defaults). */
+const DEFAULT_BASE_URLS: Record<ProviderName, string> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com/v1",
+  google: "https://generativelanguage.googleapis.com/v1beta",
+  local: DEFAULT_LOCAL_BASE_URL,
+};
+
+/** A URL without what could be a credential: user info, query and fragment. */
+export function urlWithoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    parsed.search = "";
+    parsed.hash = "";
+    return parsed.href.replace(/\/$/, "");
+  } catch {
+    return "(not a URL)";
+  }
+}
 
 /** Calls one provider model; see the module comment. */
 export class ProviderLlmClient implements LlmClient {
@@ -52,7 +86,14 @@ export class ProviderLlmClient implements LlmClient {
   private readonly price: ModelPrice | null;
   constructor(private readonly config: ProviderClientConfig) {
     this.model = config.model;
-    this.price = lookupPrice(config.model, config.priceTable);
+    this.price = config.price ?? lookupPrice(config.model, config.priceTable);
+  }
+
+  endpoint(args?: Record<string, unknown>): string {
+    const { config } = this;
+    const override =
+      args === undefined ? undefined : mapLlmArgs(config.provider, config.modelId, args).baseUrl;
+    return urlWithoutCredentials(override ?? config.baseUrl ?? DEFAULT_BASE_URLS[config.provider]);
   }
 
   async generate(request: LlmRequest): Promise<LlmResponse> {
@@ -77,14 +118,17 @@ export class ProviderLlmClient implements LlmClient {
     const { value, attempts } = await withRetry(
       async (signal) => {
         const capture: { text?: string } = {};
-        const model = createModel(config, baseUrl, capture);
-        const result = await model.doGenerate({
-          prompt,
-          ...(tools ? { tools, toolChoice } : {}),
-          ...mapped.sampling,
-          providerOptions: mapped.providerOptions,
-          abortSignal: signal,
-        });
+        const model = config.languageModel ?? createModel(config, baseUrl, capture);
+        const result = await rawResponses.run(capture, () =>
+          model.doGenerate({
+            prompt,
+            ...(tools ? { tools, toolChoice } : {}),
+            ...mapped.sampling,
+            providerOptions: rekeyed(mapped.providerOptions, config),
+            ...(request.headers ? { headers: request.headers } : {}),
+            abortSignal: signal,
+          }),
+        );
         return { result, rawText: capture.text };
       },
       {
@@ -139,6 +183,38 @@ export class ProviderLlmClient implements LlmClient {
       generationTimeSeconds: seconds,
     };
   }
+}
+
+/** Where {@link keepRawResponses} leaves the response text of the call running in this async context. */
+const rawResponses = new AsyncLocalStorage<{ text?: string }>();
+
+/**
+ * A `fetch` for an AI SDK provider the caller builds (`createAnthropic({ fetch: keepRawResponses() })`):
+ * it keeps each response's text for taubench, so tool-call arguments that the provider returns as
+ * JSON objects (Anthropic, Gemini) are read from the raw body and `2.0` stays a float, as with
+ * taubench's own clients. Outside a taubench call it is `inner` unchanged.
+ */
+export function keepRawResponses(inner: typeof fetch = globalThis.fetch): typeof fetch {
+  return async (input, init) => {
+    const capture = rawResponses.getStore();
+    const response = await inner(input, init);
+    if (capture === undefined) return response;
+    const text = await response.text();
+    capture.text = text;
+    return new Response(text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+function rekeyed(options: SharedV3ProviderOptions, config: ProviderClientConfig): SharedV3ProviderOptions {
+  const key = config.providerOptionsKey;
+  const own = options[config.provider];
+  if (key === undefined || key === config.provider || own === undefined) return options;
+  const { [config.provider]: _moved, ...rest } = options;
+  return { ...rest, [key]: own };
 }
 
 /** Builds the SDK model for one attempt; the fetch wrapper keeps the raw response text. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileFormatError } from "../core/errors.ts";
+import { TIMESTAMP_PATTERN } from "../core/messages.ts";
 import { PyFloat } from "../core/py-json.ts";
 import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
 import { createLlmClient, type LlmEvent, requestKey } from "./index.ts";
@@ -58,6 +59,13 @@ describe("response cache", () => {
     const third = await createLlmClient("openai/gpt-4.1", options).generate(request(2));
     expect(third.content).toBe("other");
     expect(fake.callCount).toBe(2);
+
+    // Records are stamped in the one timestamp format of every taubench file.
+    const db = new Database(join(dir, "a", "llm-cache.sqlite"), { readonly: true });
+    const stamps = db.prepare("SELECT created_at FROM responses").all() as { created_at: string }[];
+    db.close();
+    expect(stamps).toHaveLength(2);
+    for (const { created_at } of stamps) expect(created_at).toMatch(TIMESTAMP_PATTERN);
   });
 
   it("replays offline without an API key; a miss then names the key", async () => {

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { z } from "zod";
 import { FileFormatError } from "../core/errors.ts";
-import { PyNumber, ToolCall, Usage } from "../core/messages.ts";
+import { nowIso, PyNumber, ToolCall, Usage } from "../core/messages.ts";
 import { PyFloat, parsePyJson, pyDumps, toPlain } from "../core/py-json.ts";
 import type { LlmEventListener } from "./events.ts";
 import { providerKey } from "./model-id.ts";
@@ -124,7 +124,7 @@ export class ResponseCache {
       reasoning: response.reasoning ?? null,
       generation_time_seconds: response.generationTimeSeconds ?? null,
     };
-    this.putStatement.run(key, model, new Date().toISOString(), pyDumps(canonical(record)));
+    this.putStatement.run(key, model, nowIso(), pyDumps(canonical(record)));
   }
 
   /** Number of stored responses. */
@@ -159,7 +159,11 @@ export class CachingLlmClient implements LlmClient {
     private readonly onEvent?: LlmEventListener,
   ) {
     this.model = inner.model;
+    if (inner.endpoint) this.endpoint = (args) => inner.endpoint!(args);
   }
+
+  /** The wrapped client's endpoint (a cache hit reaches none, but misses go there). */
+  endpoint?: (args?: Record<string, unknown>) => string;
 
   async generate(request: LlmRequest): Promise<LlmResponse> {
     request.signal?.throwIfAborted();

@@ -28,6 +28,8 @@ export interface LlmRequest {
   args?: Record<string, unknown>;
   /** Label of the call site (`agent`, `user`, `nl_assertions_eval`) for logs and accounting. */
   callName?: string;
+  /** Extra HTTP headers for this call (an agent service reads the simulation id from them). */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
@@ -50,4 +52,9 @@ export interface LlmClient {
   /** `provider/model`, as given on the command line. */
   readonly model: string;
   generate(request: LlmRequest): Promise<LlmResponse>;
+  /**
+   * The base URL calls with these `llm_args` go to, without credentials (recorded in results so a
+   * run answered by a local server does not pass for a hosted one); absent for clients with no endpoint.
+   */
+  endpoint?(args?: Record<string, unknown>): string;
 }

@@ -1,12 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { readResultsFile } from "../core/results-file.ts";
+import { seededRandom } from "./random.ts";
 import { SimulationRun, type TerminationReason } from "../core/simulation.ts";
 import {
   binomial,
   bootstrapMeanInterval,
   comparePassHat1,
   computeMetrics,
+  describeIntervalMethod,
   isSuccessful,
   metricsAsDict,
   passAtKForTask,
@@ -122,6 +124,75 @@ describe("pass^1 interval", () => {
     const reseeded = computeMetrics(simulations, { seed: 99 });
     expect(reseeded.passHat1Interval).not.toEqual(first.passHat1Interval);
     expect(reseeded.passHatK).toEqual(first.passHatK);
+  });
+
+  it("gives every pass^k and pass@k an interval from the same resamples, and names the method", () => {
+    const simulations = Array.from({ length: 12 }, (_, i) => `t${i}`).flatMap((id, i) =>
+      trials(id, 4, i % 5),
+    );
+    const metrics = computeMetrics(simulations, { numTrials: 4 });
+    expect(metrics.passHatKIntervals).toHaveLength(4);
+    expect(metrics.passAtKIntervals).toHaveLength(4);
+    expect(metrics.passHatKIntervals[0]).toEqual(metrics.passHat1Interval);
+    metrics.passHatKIntervals.forEach(([low, high], i) => {
+      expect(low).toBeLessThanOrEqual(metrics.passHatK[i]!);
+      expect(high).toBeGreaterThanOrEqual(metrics.passHatK[i]!);
+      const [atLow, atHigh] = metrics.passAtKIntervals[i]!;
+      expect(atLow).toBeLessThanOrEqual(metrics.passAtK[i]!);
+      expect(atHigh).toBeGreaterThanOrEqual(metrics.passAtK[i]!);
+    });
+    // pass^k falls with k, and so do both ends of its interval (the same resamples throughout).
+    for (let k = 1; k < 4; k++) {
+      expect(metrics.passHatKIntervals[k]![0]).toBeLessThanOrEqual(metrics.passHatKIntervals[k - 1]![0]);
+      expect(metrics.passHatKIntervals[k]![1]).toBeLessThanOrEqual(metrics.passHatKIntervals[k - 1]![1]);
+    }
+    expect(metrics.intervalMethod).toEqual({
+      method: "percentile bootstrap over tasks",
+      level: 0.95,
+      resamples: 2000,
+      seed: 0x7a0b,
+      tasks: 12,
+    });
+    expect(describeIntervalMethod(metrics.intervalMethod)).toBe(
+      "95% percentile bootstrap over 12 tasks (2000 resamples, seed 31243)",
+    );
+    const narrower = computeMetrics(simulations, { numTrials: 4, level: 0.5 }).passHatKIntervals[1]!;
+    expect(narrower[0]).toBeGreaterThanOrEqual(metrics.passHatKIntervals[1]![0]);
+    expect(narrower[1]).toBeLessThanOrEqual(metrics.passHatKIntervals[1]![1]);
+  });
+
+  it("is the same whatever order the simulations come in", () => {
+    const random = seededRandom(3);
+    const run = () =>
+      Array.from({ length: 40 }, (_, i) => `${i}`).flatMap((id) =>
+        Array.from({ length: 3 }, (_, trial) => ({
+          ...sim(id, random() < 0.6 ? 1 : random() * 0.9, { agentCost: random() / 10 }),
+          trial,
+        })),
+      );
+    const shuffle = (simulations: SimulationRun[]) => {
+      const out = [...simulations];
+      for (let i = out.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [out[i], out[j]] = [out[j]!, out[i]!];
+      }
+      return out;
+    };
+    const [a, b] = [run(), run()];
+    const reference = computeMetrics(a, { numTrials: 3 });
+    const referenceB = computeMetrics(b, { numTrials: 3 });
+    const comparison = comparePassHat1(reference, referenceB);
+    // Enough differing tasks for the Monte Carlo p-value, whose draws follow the task order.
+    expect(comparison.tasks.filter((t) => t.difference !== 0).length).toBeGreaterThan(16);
+    for (let round = 0; round < 5; round++) {
+      const metrics = computeMetrics(shuffle(a), { numTrials: 3 });
+      // Every number, bit for bit: intervals, means (summed in one order), per-task lists.
+      expect(metrics).toEqual(reference);
+      expect(comparePassHat1(metrics, computeMetrics(shuffle(b), { numTrials: 3 }))).toEqual(comparison);
+    }
+    expect(reference.perTask.map((t) => t.taskId).slice(0, 12)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `${i}`),
+    );
   });
 
   it("collapses when every task has the same rate", () => {

@@ -1,10 +1,28 @@
 /**
  * Run metrics (upstream `metrics/agent_metrics.py`, spec §9): pass^k and
  * pass@k per task averaged over tasks, average reward, termination, DB and
- * action breakdowns, costs; plus a seeded bootstrap interval for pass^1 and a
- * paired comparison of two runs (used by `tau compare`).
+ * action breakdowns, costs; seeded bootstrap intervals for every pass^k and
+ * pass@k. Comparisons, power and the sequential test are in their own
+ * modules, re-exported here (this folder has no `node:` imports: the browser
+ * viewer uses it too).
  */
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
+import {
+  bootstrapMeanInterval,
+  bootstrapMeans,
+  DEFAULT_INTERVAL_LEVEL,
+  DEFAULT_RESAMPLES,
+  DEFAULT_SEED,
+  type IntervalMethod,
+} from "./intervals.ts";
+import { canonicalOrder, compareTaskIds } from "./order.ts";
+
+export * from "./compare.ts";
+export * from "./distributions.ts";
+export * from "./intervals.ts";
+export * from "./order.ts";
+export * from "./power.ts";
+export * from "./sequential.ts";
 
 /** Upstream's success test: reward within 1e-6 of 1. */
 export function isSuccessful(reward: number): boolean {
@@ -17,7 +35,7 @@ export interface TaskMetrics {
   /** Evaluated simulations of this task. */
   trials: number;
   successes: number;
-  /** Raw rewards, in simulation order. */
+  /** Raw rewards, in trial order. */
   rewards: number[];
 }
 
@@ -50,8 +68,14 @@ export interface AgentMetrics {
   passHatK: number[];
   /** pass@k for k = 1..maxK. */
   passAtK: number[];
-  /** 95% percentile-bootstrap interval of pass^1 over tasks (seeded; null without tasks). */
+  /** Interval of pass^1 ({@link passHatKIntervals}[0]; null without evaluated tasks). */
   passHat1Interval: [number, number] | null;
+  /** Interval of each pass^k, k = 1..maxK, from one bootstrap over tasks (see {@link intervalMethod}). */
+  passHatKIntervals: [number, number][];
+  /** Interval of each pass@k, from the same resamples. */
+  passAtKIntervals: [number, number][];
+  /** How the intervals were computed (named in every report that shows them). */
+  intervalMethod: IntervalMethod;
   totalSimulations: number;
   /** Distinct task ids among all simulations. */
   totalTasks: number;
@@ -74,14 +98,13 @@ export interface AgentMetrics {
 export interface MetricsOptions {
   /** The run's num_trials (upstream `info.num_trials`); default: the largest evaluated count of any task. */
   numTrials?: number;
-  /** Bootstrap resamples for the pass^1 interval (default 2000). */
+  /** Bootstrap resamples for the intervals (default 2000). */
   resamples?: number;
   /** Seed of the bootstrap (default fixed, so reports are reproducible). */
   seed?: number;
+  /** Coverage of the intervals (default 0.95). */
+  level?: number;
 }
-
-const DEFAULT_RESAMPLES = 2000;
-const DEFAULT_SEED = 0x7a0b;
 
 /** Binomial coefficient as an exact integer (`math.comb`; 0 when k > n). */
 export function binomial(n: number, k: number): bigint {
@@ -112,45 +135,6 @@ function mean(values: readonly number[]): number | null {
   let sum = 0;
   for (const value of values) sum += value;
   return sum / values.length;
-}
-
-/** Small seeded PRNG (mulberry32): same seed, same resamples, on every platform. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Linear-interpolation quantile of sorted values (numpy's default). */
-function quantile(sorted: readonly number[], q: number): number {
-  const position = (sorted.length - 1) * q;
-  const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  const low = sorted[lower]!;
-  return low + (sorted[upper]! - low) * (position - lower);
-}
-
-/** 95% percentile-bootstrap interval of the mean of `values` (resampling the values with replacement). */
-export function bootstrapMeanInterval(
-  values: readonly number[],
-  resamples = DEFAULT_RESAMPLES,
-  seed = DEFAULT_SEED,
-): [number, number] | null {
-  if (values.length === 0) return null;
-  const random = seededRandom(seed);
-  const means: number[] = new Array(resamples);
-  for (let r = 0; r < resamples; r++) {
-    let sum = 0;
-    for (let i = 0; i < values.length; i++) sum += values[Math.floor(random() * values.length)]!;
-    means[r] = sum / values.length;
-  }
-  means.sort((a, b) => a - b);
-  return [quantile(means, 0.025), quantile(means, 0.975)];
 }
 
 function terminationBucket(reason: TerminationReason): keyof TerminationCounts {
@@ -208,7 +192,8 @@ export function computeMetrics(
   const userCosts: number[] = [];
   let notEvaluatedCount = 0;
 
-  for (const simulation of simulations) {
+  // One canonical order (task, trial, seed, id): no number depends on how the lines were written.
+  for (const simulation of canonicalOrder(simulations)) {
     allTaskIds.add(simulation.task_id);
     terminationCounts[terminationBucket(simulation.termination_reason)]++;
     if (simulation.termination_reason === "infrastructure_error") continue;
@@ -240,7 +225,7 @@ export function computeMetrics(
     if (notEvaluated(simulation)) notEvaluatedCount++;
   }
 
-  const perTask = [...byTask.values()];
+  const perTask = [...byTask.values()].sort((a, b) => compareTaskIds(a.taskId, b.taskId));
   const counts = perTask.map((task) => task.trials);
   const smallest = counts.length ? Math.min(...counts) : 0;
   const requested = options.numTrials ?? (counts.length ? Math.max(...counts) : 0);
@@ -251,14 +236,44 @@ export function computeMetrics(
     passHatK.push(mean(perTask.map((t) => passHatKForTask(t.trials, t.successes, k)))!);
     passAtK.push(mean(perTask.map((t) => passAtKForTask(t.trials, t.successes, k)))!);
   }
-  const perTaskPass1 = perTask.map((t) => t.successes / t.trials);
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const seed = options.seed ?? DEFAULT_SEED;
+  const level = options.level ?? DEFAULT_INTERVAL_LEVEL;
+  const ks = Array.from({ length: maxK }, (_, i) => i + 1);
+  const intervals = bootstrapMeans(
+    [
+      ...ks.map((k) => perTask.map((t) => passHatKForTask(t.trials, t.successes, k))),
+      ...ks.map((k) => perTask.map((t) => passAtKForTask(t.trials, t.successes, k))),
+    ],
+    { resamples, seed, level },
+  );
+  const passHatKIntervals = intervals.slice(0, maxK) as [number, number][];
+  const passAtKIntervals = intervals.slice(maxK) as [number, number][];
+  // maxK can be 0 with evaluated tasks (num_trials 0 in an odd file); pass^1 keeps its interval then.
+  const passHat1Interval =
+    passHatKIntervals[0] ??
+    bootstrapMeanInterval(
+      perTask.map((t) => t.successes / t.trials),
+      resamples,
+      seed,
+      level,
+    );
 
   return {
     avgReward: mean(rewards),
     maxK,
     passHatK,
     passAtK,
-    passHat1Interval: bootstrapMeanInterval(perTaskPass1, options.resamples, options.seed),
+    passHat1Interval,
+    passHatKIntervals,
+    passAtKIntervals,
+    intervalMethod: {
+      method: "percentile bootstrap over tasks",
+      level,
+      resamples,
+      seed,
+      tasks: perTask.length,
+    },
     totalSimulations: simulations.length,
     totalTasks: allTaskIds.size,
     infraErrorCount: terminationCounts.infrastructureError,
@@ -287,93 +302,4 @@ export function metricsAsDict(metrics: AgentMetrics): Record<string, number | nu
     out[`pass_hat_${i + 1}`] = value;
   });
   return out;
-}
-
-// ---------------------------------------------------------------------------
-// Comparing two runs
-
-/** One task's pass^1 in both runs. */
-export interface TaskDifference {
-  taskId: string;
-  a: number;
-  b: number;
-  /** b − a. */
-  difference: number;
-}
-
-/** Result of {@link comparePassHat1}. */
-export interface PassHat1Comparison {
-  /** Tasks evaluated in both runs, in run a's order. */
-  tasks: TaskDifference[];
-  /** Mean of b − a over the shared tasks (null when none are shared). */
-  meanDifference: number | null;
-  /** 95% paired-bootstrap interval of the mean difference. */
-  interval: [number, number] | null;
-  /** Two-sided sign-flip permutation p-value (exact up to 16 non-zero differences, else seeded Monte Carlo). */
-  pValue: number;
-  /** Task ids evaluated in only one of the runs (left out of the comparison). */
-  onlyInA: string[];
-  onlyInB: string[];
-}
-
-const EXACT_FLIP_LIMIT = 16;
-const MONTE_CARLO_FLIPS = 20000;
-
-/** Probability, under "no difference", of a mean difference at least as large in size as observed. */
-function signFlipPValue(differences: readonly number[], seed: number): number {
-  const nonZero = differences.filter((d) => d !== 0);
-  const count = differences.length;
-  if (nonZero.length === 0 || count === 0) return 1;
-  const observed = Math.abs(nonZero.reduce((s, d) => s + d, 0)) / count;
-  const tolerance = 1e-12;
-  if (nonZero.length <= EXACT_FLIP_LIMIT) {
-    const total = 2 ** nonZero.length;
-    let extreme = 0;
-    for (let mask = 0; mask < total; mask++) {
-      let sum = 0;
-      for (let i = 0; i < nonZero.length; i++) sum += mask & (1 << i) ? -nonZero[i]! : nonZero[i]!;
-      if (Math.abs(sum) / count >= observed - tolerance) extreme++;
-    }
-    return extreme / total;
-  }
-  const random = seededRandom(seed);
-  let extreme = 0;
-  for (let r = 0; r < MONTE_CARLO_FLIPS; r++) {
-    let sum = 0;
-    for (const d of nonZero) sum += random() < 0.5 ? -d : d;
-    if (Math.abs(sum) / count >= observed - tolerance) extreme++;
-  }
-  return (extreme + 1) / (MONTE_CARLO_FLIPS + 1);
-}
-
-/**
- * Paired comparison of pass^1 between two runs over the tasks both evaluated:
- * per-task success-rate differences (b − a), their mean, a paired bootstrap
- * interval and a sign-flip permutation p-value.
- */
-export function comparePassHat1(
-  a: AgentMetrics,
-  b: AgentMetrics,
-  options: { resamples?: number; seed?: number } = {},
-): PassHat1Comparison {
-  const inB = new Map(b.perTask.map((t) => [t.taskId, t]));
-  const inA = new Set(a.perTask.map((t) => t.taskId));
-  const tasks: TaskDifference[] = [];
-  for (const taskA of a.perTask) {
-    const taskB = inB.get(taskA.taskId);
-    if (!taskB) continue;
-    const rateA = taskA.successes / taskA.trials;
-    const rateB = taskB.successes / taskB.trials;
-    tasks.push({ taskId: taskA.taskId, a: rateA, b: rateB, difference: rateB - rateA });
-  }
-  const differences = tasks.map((t) => t.difference);
-  const seed = options.seed ?? DEFAULT_SEED;
-  return {
-    tasks,
-    meanDifference: mean(differences),
-    interval: bootstrapMeanInterval(differences, options.resamples, seed),
-    pValue: signFlipPValue(differences, seed),
-    onlyInA: a.perTask.filter((t) => !inB.has(t.taskId)).map((t) => t.taskId),
-    onlyInB: b.perTask.filter((t) => !inA.has(t.taskId)).map((t) => t.taskId),
-  };
 }

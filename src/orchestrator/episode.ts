@@ -31,13 +31,15 @@ export interface EpisodeOptions {
   enforceCommunicationProtocol?: boolean;
   /** The greeting that opens a fresh conversation (default: taubench's copy of upstream's). */
   greeting?: string;
+  /** The simulation's id (default: a random uuid); the runner gives the agent the same one. */
+  simulationId?: string;
   signal?: AbortSignal;
 }
 
 /** Runs and grades one episode; the returned simulation has `reward_info`, `policy`, `trial` and (from the orchestrator) `seed` set. */
 export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun> {
   const { domain, task, soloMode } = options;
-  const environment = domain.makeEnvironment({ soloMode });
+  const environment = domain.makeEnvironment({ soloMode, task });
   const orchestrator = new Orchestrator({
     environment,
     task,
@@ -50,6 +52,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun
     timeoutMs: options.timeoutMs ?? null,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     ...(options.greeting !== undefined ? { greeting: options.greeting } : {}),
+    ...(options.simulationId ? { simulationId: options.simulationId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const simulation = await orchestrator.run();

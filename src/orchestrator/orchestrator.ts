@@ -368,7 +368,7 @@ export class Orchestrator {
       }
       const results: ToolMessage[] = [];
       for (const call of request.tool_calls) {
-        const result = environment.getResponse(call);
+        const result = await environment.respond(call, this.options.signal);
         result.timestamp = nowIso();
         if (result.error) this.numErrors += 1;
         results.push(result);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { InfrastructureError } from "../core/errors.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
 import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
@@ -64,7 +65,7 @@ describe("runBatch", () => {
       },
     });
     expect(peak).toBe(3);
-    expect(outcome).toEqual({ recorded: 12, notRun: 0, interrupted: false });
+    expect(outcome).toEqual({ recorded: 12, notRun: 0, interrupted: false, stoppedBy: null });
     expect(new Set(reported).size).toBe(12);
   });
 
@@ -160,6 +161,37 @@ describe("runBatch", () => {
     expect(outcome).toMatchObject({ interrupted: true, recorded: 0, notRun: 3 });
     expect(new Set(signals).size).toBe(3);
     expect(signals.every((signal) => signal.aborted && signal.reason === reason)).toBe(true);
+  });
+
+  it("stops on an error that would fail every simulation, keeping what finished and recording no failure", async () => {
+    const recorded: SimulationRun[] = [];
+    const denied = new InfrastructureError("agent endpoint: HTTP 401 (auth)", { stopsRun: true });
+    let attempts = 0;
+    let startedAfter = 0;
+    const outcome = await runBatch({
+      units: planUnits(tasks, [1, 2, 3]),
+      maxConcurrency: 2,
+      maxRetries: 3,
+      retryDelayMs: 0,
+      async runSimulation(unit, signal) {
+        attempts++;
+        if (attempts > 3) startedAfter++;
+        if (attempts <= 2) return finished(unit);
+        if (attempts === 3) throw new Error("wrapped", { cause: denied });
+        await sleep(50);
+        signal.throwIfAborted();
+        return finished(unit);
+      },
+      async record(simulation) {
+        recorded.push(simulation);
+      },
+    });
+    expect(outcome.stoppedBy).toBe(denied);
+    expect(outcome.interrupted).toBe(false);
+    // The failing unit is neither retried nor recorded; the one in flight beside it is abandoned.
+    expect(recorded.map((simulation) => simulation.termination_reason)).toEqual(["user_stop", "user_stop"]);
+    expect(outcome).toMatchObject({ recorded: 2, notRun: 7 });
+    expect(startedAfter).toBeLessThanOrEqual(1);
   });
 
   it("stops and throws when the checkpoint cannot be written", async () => {

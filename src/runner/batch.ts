@@ -2,10 +2,13 @@
  * Runs the units of a run with bounded concurrency: each simulation is retried
  * from scratch on an exception (upstream's `run_with_retry`, P6), then recorded
  * as an `infrastructure_error` placeholder. A result is made durable (recorded)
- * before it is reported. Aborting stops new work and abandons what is in flight.
+ * before it is reported. Aborting stops new work and abandons what is in flight;
+ * so does an error that would fail every simulation alike (`stopsRun`, e.g. a
+ * rejected API key), which is reported instead of being recorded per task.
  */
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
+import { runStoppingError } from "../core/errors.ts";
 import { nowIso } from "../core/messages.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
@@ -88,6 +91,8 @@ export interface BatchOutcome {
   /** Units that never started or were abandoned. */
   notRun: number;
   interrupted: boolean;
+  /** The error that stopped the batch (see `InfrastructureError.stopsRun`); null when none did. */
+  stoppedBy: Error | null;
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -127,6 +132,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
   let recorded = 0;
   const writes = new Set<Promise<void>>();
   let writeError: unknown = null;
+  let stoppedBy: Error | null = null;
 
   const runUnit = async (unit: WorkUnit): Promise<SimulationRun | null> => {
     for (let attempt = 0; ; attempt++) {
@@ -138,6 +144,12 @@ export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
         return { ...simulation, trial: unit.trial, seed: unit.seed };
       } catch (error) {
         if (signal.aborted) return null;
+        const stopping = runStoppingError(error);
+        if (stopping) {
+          stoppedBy ??= stopping;
+          controller.abort(stopping);
+          return null;
+        }
         if (attempt >= options.maxRetries) return infrastructureErrorSimulation(unit, error, attempt + 1);
         options.onRetry?.(unit, attempt + 1, error);
       } finally {
@@ -185,5 +197,6 @@ export async function runBatch(options: BatchOptions): Promise<BatchOutcome> {
     recorded,
     notRun: options.units.length - recorded,
     interrupted: outer?.aborted ?? false,
+    stoppedBy,
   };
 }

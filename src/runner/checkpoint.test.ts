@@ -209,6 +209,16 @@ describe("CheckpointWriter", () => {
     await expect(loadCheckpointState(path)).rejects.toThrow(/version 99 is not supported/);
   });
 
+  it("says a JSON Lines file that is not a checkpoint is not one (not a version problem)", async () => {
+    const path = join(tempDir(), "replay.jsonl");
+    writeFileSync(path, '{"task_id": "0", "steps": []}\n[1, 2]\n');
+    await expect(loadCheckpointState(path)).rejects.toBeInstanceOf(FileFormatError);
+    await expect(loadCheckpointState(path)).rejects.toThrow(
+      /replay\.jsonl: line 1: not a taubench checkpoint record/,
+    );
+    await expect(loadCheckpointState(path)).rejects.not.toThrow(/version/);
+  });
+
   it("names the failing field of a bad record", async () => {
     const path = join(tempDir(), "run.jsonl");
     writeFileSync(path, '{"kind": "simulation", "version": 1, "simulation": {"id": 3}}\n');

@@ -131,8 +131,15 @@ export function parseCheckpointLine(path: string, lineNumber: number, text: stri
       cause: error,
     });
   }
-  const version =
-    raw && typeof raw === "object" && "version" in raw ? (raw as { version: unknown }).version : 0;
+  const kind = raw !== null && typeof raw === "object" ? (raw as { kind?: unknown }).kind : undefined;
+  if (kind !== "run" && kind !== "simulation" && kind !== "session") {
+    // Some other JSON Lines file (a replay output, a log): say so rather than blame a record version.
+    throw new FileFormatError(
+      path,
+      `line ${lineNumber}: not a taubench checkpoint record (no "kind" of run, simulation or session); tau reads the results.jsonl that tau run writes`,
+    );
+  }
+  const version = "version" in (raw as object) ? (raw as { version: unknown }).version : 0;
   if (typeof version !== "number" || version < 1 || version > CHECKPOINT_VERSION) {
     throw new FileFormatError(
       path,

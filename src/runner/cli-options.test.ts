@@ -24,6 +24,10 @@ describe("option parsing", () => {
     expect(() => parseNumberOption("--timeout", "soon")).toThrow(
       "--timeout must be a non-negative number, got 'soon'",
     );
+    expect(parseNumberOption("--retry-delay", "0")).toBe(0);
+    expect(() => parseNumberOption("--timeout", "0", { positive: true })).toThrow(
+      "--timeout must be a positive number, got '0'",
+    );
   });
   it("keeps floats in JSON args and the default, as upstream writes them", () => {
     expect(pyDumps(parseJsonObjectOption("--agent-llm-args", '{"temperature": 0.0, "seed": 1}'))).toBe(

@@ -25,12 +25,29 @@ export function parseIntegerOption(flag: string, value: string | number, min = 0
   return n;
 }
 
-/** A non-negative number flag value (seconds and the like). */
-export function parseNumberOption(flag: string, value: string | number): number {
+/** A non-negative number flag value (seconds and the like); `positive` also refuses 0. */
+export function parseNumberOption(
+  flag: string,
+  value: string | number,
+  options: { positive?: boolean } = {},
+): number {
   const text = String(value).trim();
   const n = text === "" ? Number.NaN : Number(text);
-  if (!Number.isFinite(n) || n < 0)
-    throw new UsageError(`${flag} must be a non-negative number, got '${text}'`);
+  if (!Number.isFinite(n) || n < 0 || (options.positive && n === 0))
+    throw new UsageError(
+      `${flag} must be a ${options.positive ? "positive" : "non-negative"} number, got '${text}'`,
+    );
+  return n;
+}
+
+/** A fraction flag value: strictly between 0 and 1 (`--alpha`, `--power`), or up to 1 with `allowOne` (`--effect`). */
+export function parseFractionOption(flag: string, value: string | number, allowOne = false): number {
+  const text = String(value).trim();
+  const n = text === "" ? Number.NaN : Number(text);
+  if (!(n > 0 && (allowOne ? n <= 1 : n < 1)))
+    throw new UsageError(
+      `${flag} must be a number between 0 and 1${allowOne ? " (1 included)" : ""}, got '${text}'`,
+    );
   return n;
 }
 
@@ -60,8 +77,15 @@ export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
-/** The command that resumes a run: the same arguments, with `--save-to` pinned to the run's file. */
-export function resumeCommandFor(args: readonly string[], resultsPath: string): string {
+/**
+ * The command that resumes a run: the same arguments, with `--save-to` pinned to the run's file.
+ * `launcher` is what starts tau, already quoted for the shell (`tau`, `npx tau`, `node bin/tau.js`).
+ */
+export function resumeCommandFor(
+  args: readonly string[],
+  resultsPath: string,
+  { launcher = "tau" }: { launcher?: string } = {},
+): string {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -72,5 +96,5 @@ export function resumeCommandFor(args: readonly string[], resultsPath: string): 
     if (arg.startsWith("--save-to=")) continue;
     out.push(arg);
   }
-  return ["tau", ...out, "--save-to", resultsPath].map(shellQuote).join(" ");
+  return [launcher, ...[...out, "--save-to", resultsPath].map(shellQuote)].join(" ");
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { createLlmClient, type LlmEvent } from "../llm/index.ts";
 import type { LlmClient, LlmRequest, LlmResponse } from "../llm/types.ts";
+import { startFakeProvider } from "../testing/fake-provider.ts";
 import { AdaptiveLimiter, ProviderScheduler } from "./concurrency.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -136,5 +138,34 @@ describe("ProviderScheduler under injected 429s", () => {
     scheduler.rateLimited("openai/gpt-4.1-mini");
     expect(scheduler.limiter("openai").limit).toBe(2);
     expect(scheduler.limiter("anthropic").limit).toBe(10);
+  });
+});
+
+describe("ProviderScheduler with the LLM layer", () => {
+  it("counts each 429 once: the layer's event, not the error it throws after its last retry", async () => {
+    const fake = await startFakeProvider({ handler: () => ({ kind: "error", status: 429 }) });
+    try {
+      const scheduler = new ProviderScheduler({ maxConcurrency: 4, cooldownMs: 0 });
+      const events: LlmEvent[] = [];
+      const client = scheduler.wrap(
+        createLlmClient("openai/gpt-4.1", {
+          baseUrl: fake.openaiBaseUrl,
+          env: { OPENAI_API_KEY: "sk-test" },
+          retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 },
+          onEvent: (event) => {
+            events.push(event);
+            if (event.type === "rate_limited") scheduler.rateLimited(event.model);
+          },
+        }),
+      );
+      await expect(client.generate({ messages: [{ role: "user", content: "hi" }] })).rejects.toThrow(
+        /HTTP 429/,
+      );
+      expect(fake.callCount).toBe(3);
+      expect(events.filter((event) => event.type === "rate_limited")).toHaveLength(3);
+      expect(scheduler.stats().get("openai/gpt-4.1")).toMatchObject({ rateLimited: 3 });
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -4,6 +4,7 @@
  * window of successful calls), each capped by the run's `--max-concurrency`.
  * Offline participants never touch it.
  */
+import { LlmError } from "../llm/errors.ts";
 import type { LlmClient, LlmRequest, LlmResponse } from "../llm/types.ts";
 
 /** Time source, injectable for tests. */
@@ -173,6 +174,7 @@ export class ProviderScheduler {
     const limiter = this.limiter(this.keyOf(client.model));
     return {
       model: client.model,
+      ...(client.endpoint ? { endpoint: client.endpoint.bind(client) } : {}),
       async generate(request: LlmRequest): Promise<LlmResponse> {
         const release = await limiter.acquire(request.signal);
         try {
@@ -180,7 +182,10 @@ export class ProviderScheduler {
           limiter.recordSuccess();
           return response;
         } catch (error) {
-          if (isRateLimitError(error)) limiter.recordRateLimit();
+          // The LLM layer reports every 429 it saw as a `rate_limited` event (the runner feeds those to
+          // {@link rateLimited}), the last one before it gave up included: counting its error again
+          // would count that 429 twice. Only a client outside that layer is heard through its errors.
+          if (isRateLimitError(error) && !(error instanceof LlmError)) limiter.recordRateLimit();
           throw error;
         } finally {
           release();

@@ -11,6 +11,7 @@ import { cpSync, existsSync, rmSync } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../core/errors.ts";
+import { nowIso } from "../core/messages.ts";
 import { pyDumps, pyEquals } from "../core/py-json.ts";
 import { type Info, type Results, taskToPy } from "../core/results.ts";
 import { readResultsFile, resultsLayout } from "../core/results-file.ts";
@@ -262,7 +263,7 @@ export async function importResultsFile(
     kind: "run",
     version: CHECKPOINT_VERSION,
     // The results file's creation time stays the run's timestamp.
-    created_at: results.timestamp ?? new Date().toISOString(),
+    created_at: results.timestamp ?? nowIso(),
     fingerprint: target.fingerprint,
     num_trials: numTrials,
     seeds,

@@ -1,9 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { registerAgent } from "../agents/registry.ts";
 import { ReplayAgent } from "../agents/replay-agent.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
+import { TIMESTAMP_PATTERN } from "../core/messages.ts";
 import { readResultsFile } from "../core/results-file.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
@@ -16,6 +18,15 @@ import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
 import { renderSummary } from "./summary.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
+
+/** Every value of a timestamp field (`timestamp`, `*_time`, `*_at`) anywhere in a parsed JSON value. */
+function timestampsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(timestampsIn);
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, item]) =>
+    /^(timestamp|.+_time|.+_at)$/.test(key) && typeof item === "string" ? [item] : timestampsIn(item),
+  );
+}
 
 const offline = OFFLINE_RUN_DEPENDENCIES;
 
@@ -60,6 +71,16 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(results.simulations.every((s) => s.messages.length > 0 && typeof s.policy === "string")).toBe(
       true,
     );
+    // One timestamp format (upstream's get_now) in every file the run wrote.
+    const stamps = [
+      ...timestampsIn(JSON.parse(readFileSync(run.resultsPath, "utf8"))),
+      ...readFileSync(`${run.resultsPath}l`, "utf8")
+        .trim()
+        .split("\n")
+        .flatMap((line) => timestampsIn(JSON.parse(line))),
+    ];
+    expect(stamps.length).toBeGreaterThan(100);
+    expect(stamps.filter((stamp) => !TIMESTAMP_PATTERN.test(stamp))).toEqual([]);
   });
 
   it("resumes: nothing re-runs when complete; more trials only run the new ones", async () => {
@@ -331,6 +352,21 @@ describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
     expect(offlineHashes.user_guidelines).toBeNull();
     const solo = planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
     expect((solo.info.taubench!.prompt_hashes as Record<string, string>).policy).not.toBe(hashes.policy);
+  });
+
+  it("hashes the guideline file each task is sent: a task whose user has no tools gets the plain file", async () => {
+    const { planRun } = await import("./run.ts");
+    const { createHash } = await import("node:crypto");
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const copy = mkdtempSync(join(tmpdir(), "tau-guidelines-"));
+    cpSync(join(dataDir!, "domains", "mock"), join(copy, "domains", "mock"), { recursive: true });
+    cpSync(join(dataDir!, "user_simulator"), join(copy, "user_simulator"), { recursive: true });
+    const tasksPath = join(copy, "domains", "mock", "tasks.json");
+    const tasks = JSON.parse(readFileSync(tasksPath, "utf8")) as { user_tools?: string[] }[];
+    writeFileSync(tasksPath, JSON.stringify(tasks.map((task) => ({ ...task, user_tools: [] }))));
+    const plain = readFileSync(join(copy, "user_simulator", "simulation_guidelines.md"), "utf8");
+    const plan = planRun(config({ agent: "llm_agent", user: "user_simulator", dataDir: copy }));
+    expect((plan.info.taubench!.prompt_hashes as Record<string, string>).user_guidelines).toBe(sha(plain));
   });
 
   it("refuses a solo agent paired with a talking user", async () => {

@@ -15,13 +15,14 @@ import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
 import type { Domain } from "../domains/types.ts";
+import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import { createLlmJudge, type NlAssertionJudge } from "../evaluation/nl-assertions.ts";
 import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
 import type { LlmClient } from "../llm/types.ts";
 import { getAgentDefinition, type AgentDefinition } from "../agents/registry.ts";
 import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
-import { GUIDELINES_FILE, GUIDELINES_WITH_TOOLS_FILE } from "../users/user-simulator.ts";
+import { GUIDELINES_FILE, guidelinesFileFor } from "../users/user-simulator.ts";
 import { runEpisode } from "../orchestrator/episode.ts";
 import { TAU2_TEXT } from "../domains/texts/tau2.ts";
 import { planUnits, runBatch, type WorkUnit } from "./batch.ts";
@@ -101,6 +102,8 @@ export interface RunOutcome {
   resultsPath: string;
   checkpointPath: string;
   interrupted: boolean;
+  /** The error that stopped the run before its end (e.g. a rejected API key); null when none did. */
+  stoppedBy: Error | null;
   /** Every simulation of the run (resumed ones included), without transcripts. */
   simulations: SimulationRun[];
   tasks: Task[];
@@ -135,21 +138,34 @@ function readGuidelinesText(dataDir: string, file: string): string | null {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
+/** The user's tools for a task (none when the domain gives the user none); the user simulator picks its guideline file from them. */
+function userToolsFor(domain: Domain, template: Environment, task: Task): ToolSchema[] {
+  return domain.hasUserTools ? template.getUserToolSchemas(task.user_tools) : [];
+}
+
 /**
  * sha256 of the texts that shape the model's behaviour (the agent's fixed
  * instructions, the policy, the user simulator's guidelines), so two results
  * files can be checked for prompt drift without storing the texts twice.
+ * The guideline file is chosen per task, as the simulator chooses it; when the
+ * tasks of a run get different files, the hash covers their texts joined in
+ * file-name order.
  */
 function promptHashes(
   dataDir: string,
   domain: Domain,
+  tasks: readonly Task[],
   agentInstructions: string | undefined,
   userUsesLlm: boolean,
   soloMode: boolean,
 ): Record<string, string | null> {
-  const guidelines = userUsesLlm
-    ? readGuidelinesText(dataDir, domain.hasUserTools ? GUIDELINES_WITH_TOOLS_FILE : GUIDELINES_FILE)
-    : null;
+  let guidelines: string | null = null;
+  if (userUsesLlm) {
+    const template = domain.makeEnvironment({ soloMode });
+    const files = [...new Set(tasks.map((task) => guidelinesFileFor(userToolsFor(domain, template, task))))];
+    const texts = files.sort().map((file) => readGuidelinesText(dataDir, file));
+    guidelines = texts.includes(null) ? null : texts.join("\n");
+  }
   return {
     agent_instructions: agentInstructions === undefined ? null : sha256(agentInstructions),
     policy: sha256(domain.policy({ soloMode })),
@@ -157,10 +173,12 @@ function promptHashes(
   };
 }
 
-/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder). */
-export function planRun(config: RunConfig): RunPlan {
+/** Resolves domain, participants, tasks, seeds and the recorded `info` (no I/O besides the data folder); `log` hears warnings. */
+export function planRun(config: RunConfig, log: (line: string) => void = () => {}): RunPlan {
   if (!Number.isInteger(config.numTrials) || config.numTrials < 1)
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
+  if (config.timeoutMs !== null && !(config.timeoutMs > 0))
+    throw new UsageError(`--timeout must be a positive number of seconds, got ${config.timeoutMs / 1000}`);
   const agent = getAgentDefinition(config.agent);
   const user = getUserDefinition(config.user);
   const domain = loadDomain(config.domain, config.dataDir);
@@ -180,11 +198,12 @@ export function planRun(config: RunConfig): RunPlan {
     taskIds: config.taskIds ?? null,
     numTasks: config.numTasks ?? null,
     agentFilter: agent.taskFilter ?? null,
+    onWarning: log,
   });
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
   const seeds = trialSeeds(config.seed, config.numTrials);
-  const agentLlm = agent.needsLlm ? config.agentLlm : null;
+  const agentLlm = agent.origin ? (agent.origin.llm ?? null) : agent.needsLlm ? config.agentLlm : null;
   const userLlm = user.needsLlm ? config.userLlm : null;
   const needsJudge = tasksNeedJudge(tasks);
   const prompts = runPrompts(config.dataDir, domain, agent, user);
@@ -227,12 +246,25 @@ export function planRun(config: RunConfig): RunPlan {
       judge_llm: config.judgeLlm,
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
-      prompt_hashes: promptHashes(config.dataDir, domain, prompts.agentInstructions, user.needsLlm, soloMode),
+      prompt_hashes: promptHashes(
+        config.dataDir,
+        domain,
+        tasks,
+        prompts.agentInstructions,
+        user.needsLlm,
+        soloMode,
+      ),
       prompts: prompts.wording,
       prompts_sha256: prompts.sha256,
+      ...(agent.origin ? { agent: agentOriginRecord(agent.origin) } : {}),
     }),
   });
   return { domain, agent, user, soloMode, tasks, seeds, fingerprint, info, needsJudge, prompts };
+}
+
+/** The adapter and endpoint of an agent that is not one of ours, as recorded in `info.taubench.agent`. */
+function agentOriginRecord(origin: NonNullable<AgentDefinition["origin"]>): Record<string, string> {
+  return { adapter: origin.adapter, ...(origin.endpoint ? { endpoint: origin.endpoint } : {}) };
 }
 
 /** Lines naming the settings that differ between a stored run and this one. */
@@ -253,10 +285,19 @@ function resultsFileExists(path: string): boolean {
   return existsSync(path) || existsSync(resultsLayout(path).simulationsDir);
 }
 
+/** The endpoint of each role's client (`{agent: url, …}`), or null when no client reports one. */
+function llmEndpoints(
+  roles: readonly (readonly [string, LlmClient | null, Record<string, unknown>])[],
+): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const [role, client, args] of roles) if (client?.endpoint) out[role] = client.endpoint(args);
+  return Object.keys(out).length > 0 ? out : null;
+}
+
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
-  const plan = planRun(config);
   const log = deps.log ?? (() => {});
+  const plan = planRun(config, log);
   const checkpointPath = checkpointPathFor(config.resultsPath);
   // A results file without our checkpoint (upstream's, or ours with the checkpoint gone): continue it
   // the way upstream's try_resume would, after checking it describes this run; it is backed up first.
@@ -365,16 +406,32 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
   // (an import's checkpoint and backups are taken back; the imported file itself was never changed).
   let agentLlm: LlmClient | null;
   let userLlm: LlmClient | null;
+  let judgeLlm: LlmClient | null = null;
   let judge: NlAssertionJudge | null = null;
   try {
     agentLlm = plan.agent.needsLlm && units.length > 0 ? client(config.agentLlm) : null;
     userLlm = plan.user.needsLlm && units.length > 0 ? client(config.userLlm) : null;
-    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0)
-      judge = createLlmJudge(client(config.judgeLlm), config.judgeLlmArgs, plan.prompts.texts);
+    if (config.judgeLlm !== null && plan.needsJudge && units.length > 0) {
+      judgeLlm = client(config.judgeLlm);
+      judge = createLlmJudge(judgeLlm, config.judgeLlmArgs, plan.prompts.texts);
+    }
   } catch (error) {
     if (imported) undoImport(checkpointPath, imported);
     throw error;
   }
+  // Where each role's model was reached (a local server behind OPENAI_BASE_URL must not pass for OpenAI).
+  const endpoints = llmEndpoints([
+    ["agent", agentLlm, config.agentLlmArgs],
+    ["user", userLlm, config.userLlmArgs],
+    ["judge", judgeLlm, config.judgeLlmArgs],
+  ]);
+  const endpointsChanged =
+    endpoints !== null &&
+    pyDumps(endpoints, { sortKeys: true }) !==
+      pyDumps((previous?.info.taubench as { llm_endpoints?: unknown } | undefined)?.llm_endpoints ?? null, {
+        sortKeys: true,
+      });
+  if (endpoints !== null && info.taubench) info.taubench.llm_endpoints = endpoints;
 
   if (plan.prompts.note && (plan.agent.needsLlm || plan.user.needsLlm)) log(plan.prompts.note);
   log(`Run ${config.resultsPath}`);
@@ -385,7 +442,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       !previous ||
       previous.num_trials !== numTrials ||
       previous.tasks.length !== allTasks.length ||
-      previous.resume_command !== runRecord.resume_command
+      previous.resume_command !== runRecord.resume_command ||
+      endpointsChanged
     )
       await writer.append(runRecord);
 
@@ -399,7 +457,8 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
     const greeting = texts?.text(TAU2_TEXT.greeting);
 
     const runSimulation = async (unit: WorkUnit, signal: AbortSignal) => {
-      const userTools = plan.domain.hasUserTools ? template.getUserToolSchemas(unit.task.user_tools) : [];
+      const simulationId = randomUUID();
+      const userTools = userToolsFor(plan.domain, template, unit.task);
       const agent = plan.agent.create({
         domainName: plan.domain.name,
         task: unit.task,
@@ -409,6 +468,9 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         llm: agentLlm,
         llmArgs: { ...config.agentLlmArgs },
         texts,
+        onLlmEvent,
+        simulationId,
+        trial: unit.trial,
       });
       const user = plan.user.create({
         domainName: plan.domain.name,
@@ -433,6 +495,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
         judge,
         enforceCommunicationProtocol: config.enforceCommunicationProtocol,
         ...(greeting !== undefined ? { greeting } : {}),
+        simulationId,
         signal,
       });
     };
@@ -507,6 +570,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
       resultsPath: config.resultsPath,
       checkpointPath,
       interrupted: batch.interrupted,
+      stoppedBy: batch.stoppedBy,
       simulations: [...all.values()],
       tasks: allTasks,
       info: outcomeInfo,

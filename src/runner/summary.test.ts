@@ -67,10 +67,18 @@ describe("renderSummary", () => {
     );
     // t1: 2/3, t2: 2/2 evaluated; K lowered to 2 (t2 has 2 evaluated trials)
     expect(text).toMatch(/pass\^k\s+k=1\s+k=2\n\s+0\.833\s+0\.667/);
-    expect(text).toMatch(/pass\^1 95% interval \(bootstrap over tasks\): \[0\.\d{3}, 1\.000\]/);
+    expect(text).toMatch(/\n95% low\s+0\.\d{3}\s+0\.\d{3}\n95% high\s+1\.000\s+1\.000\n/);
+    expect(text).toContain("intervals: 95% percentile bootstrap over 2 tasks (2000 resamples, seed 31243)");
     expect(text).toContain("note: k stops at 2");
     expect(text).toContain("Cost per simulation  agent $0.0200 · user n/a");
     expect(text).toContain("Termination  user_stop 5");
+  });
+
+  it("is the same text whatever order the simulations were read in", () => {
+    const mixed = [...simulations, { ...sim("t1", 3, 0), termination_reason: "max_steps" as const }];
+    const forward = renderSummary({ info, tasks, simulations: mixed });
+    expect(renderSummary({ info, tasks, simulations: [...mixed].reverse() })).toBe(forward);
+    expect(forward).toContain("Termination  user_stop 5 · max_steps 1");
   });
 
   it("says NL assertions were not judged, and why", () => {

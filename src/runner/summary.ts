@@ -6,7 +6,13 @@ import type { Message } from "../core/messages.ts";
 import type { Info } from "../core/results.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
-import { computeMetrics, isSuccessful } from "../metrics/index.ts";
+import {
+  compareTaskIds,
+  computeMetrics,
+  describeIntervalMethod,
+  formatLevel,
+  isSuccessful,
+} from "../metrics/index.ts";
 import { formatUsageLine, parseRunUsage } from "./llm-usage.ts";
 import { describePrompts, recordedPrompts } from "./prompts.ts";
 
@@ -51,14 +57,24 @@ export function renderSummary(input: SummaryInput): string {
   lines.push("");
   lines.push(`Average reward  ${metrics.avgReward === null ? "-" : metrics.avgReward.toFixed(4)}`);
   if (metrics.passHatK.length > 0) {
-    const header = metrics.passHatK.map((_, i) => `k=${i + 1}`.padStart(7)).join("");
-    lines.push(`pass^k         ${header}`);
-    lines.push(`               ${metrics.passHatK.map((v) => v.toFixed(3).padStart(7)).join("")}`);
-    const interval = metrics.passHat1Interval;
-    if (interval)
-      lines.push(
-        `pass^1 95% interval (bootstrap over tasks): [${interval[0].toFixed(3)}, ${interval[1].toFixed(3)}]`,
-      );
+    const row = (label: string, values: readonly number[]) =>
+      `${label.padEnd(15)}${values.map((v) => v.toFixed(3).padStart(7)).join("")}`;
+    lines.push(`pass^k         ${metrics.passHatK.map((_, i) => `k=${i + 1}`.padStart(7)).join("")}`);
+    lines.push(row("", metrics.passHatK));
+    const level = formatLevel(metrics.intervalMethod.level);
+    lines.push(
+      row(
+        `${level} low`,
+        metrics.passHatKIntervals.map(([low]) => low),
+      ),
+    );
+    lines.push(
+      row(
+        `${level} high`,
+        metrics.passHatKIntervals.map(([, high]) => high),
+      ),
+    );
+    lines.push(`intervals: ${describeIntervalMethod(metrics.intervalMethod)}`);
     if (metrics.maxK < info.num_trials)
       lines.push(
         `note: k stops at ${metrics.maxK} because some task has only ${metrics.maxK} evaluated trial(s)`,
@@ -87,15 +103,19 @@ export function renderSummary(input: SummaryInput): string {
   const reasons = new Map<TerminationReason, number>();
   for (const simulation of simulations)
     reasons.set(simulation.termination_reason, (reasons.get(simulation.termination_reason) ?? 0) + 1);
+  // Most frequent first, ties by name: the line does not depend on the order simulations were read.
   lines.push(
     `Termination  ${
       [...reasons]
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
         .filter(([reason]) => reason !== "infrastructure_error")
         .map(([reason, count]) => `${reason} ${count}`)
         .join(" · ") || "-"
     }`,
   );
-  const infra = simulations.filter((s) => s.termination_reason === "infrastructure_error");
+  const infra = simulations
+    .filter((s) => s.termination_reason === "infrastructure_error")
+    .sort((a, b) => compareTaskIds(a.task_id, b.task_id) || (a.trial ?? 0) - (b.trial ?? 0));
   if (infra.length > 0) {
     lines.push("");
     lines.push(`Infrastructure errors (not scored, re-run on resume): ${infra.length}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { UsageError } from "../core/errors.ts";
 import { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
-import { parseTaskIds, selectTasks, type TaskSource } from "./task-selection.ts";
+import { parseTaskIds, selectTasks, splitOption, type TaskSource } from "./task-selection.ts";
 
 const makeTask = (id: string, withActions = true): Task =>
   Task.parse({
@@ -56,6 +56,26 @@ describe("selectTasks", () => {
     expect((caught as UsageError).exitCode).toBe(2);
     expect((caught as Error).message).toBe(
       "Unknown task ids for domain 'toy' (split 'base'): t1, zz; not in this split: t1",
+    );
+  });
+  it("warns, naming them, when a split lists tasks the file does not have", () => {
+    const withGhosts: TaskSource = { ...source, splits: () => ({ base: ["t4", "ghost", "t1", "gone"] }) };
+    const warnings: string[] = [];
+    const picked = selectTasks(withGhosts, { split: "base", onWarning: (line) => warnings.push(line) });
+    expect(picked.map((t) => t.id)).toEqual(["t1", "t4"]);
+    expect(warnings).toEqual([
+      "warning: split 'base' of domain 'toy' names 2 tasks that tasks.json does not have, left out: ghost, gone",
+    ]);
+    selectTasks(source, { split: "base", onWarning: (line) => warnings.push(line) });
+    expect(warnings).toHaveLength(1);
+  });
+  it("takes the split from --split or --task-split-name, refusing two different ones", () => {
+    expect(splitOption({ split: "test" })).toBe("test");
+    expect(splitOption({ taskSplitName: "train" })).toBe("train");
+    expect(splitOption({ split: "test", taskSplitName: "test" })).toBe("test");
+    expect(splitOption({})).toBeUndefined();
+    expect(() => splitOption({ split: "test", taskSplitName: "train" })).toThrow(
+      "--split 'test' and --task-split-name 'train' name different splits",
     );
   });
   it("rejects a non-positive num-tasks", () => {

@@ -11,6 +11,8 @@ export interface TaskSource {
   readonly name: string;
   tasks(): readonly Task[];
   splits(): TaskSplits | null;
+  /** Every split name selects all tasks (the domain's loader ignores it). */
+  readonly ignoresSplitName?: boolean;
 }
 
 /** The user's choice of tasks. */
@@ -21,6 +23,8 @@ export interface TaskSelection {
   numTasks?: number | null;
   /** The agent's registered filter (for example the gold-plan agent drops tasks without actions). */
   agentFilter?: ((task: Task) => boolean) | null;
+  /** Hears of problems that do not stop the selection (a split naming a task the file lacks). */
+  onWarning?: ((line: string) => void) | undefined;
 }
 
 /** Splits `--task-ids` values (`a,b`, `a b`, or repeated) on commas and whitespace, dropping empties and repeats. */
@@ -33,11 +37,19 @@ export function parseTaskIds(value: string | readonly string[] | undefined): str
   return ids;
 }
 
+/** The split named by `--split` or `--task-split-name` (every command accepts both; they must agree). */
+export function splitOption(options: { split?: string; taskSplitName?: string }): string | undefined {
+  const { split, taskSplitName } = options;
+  if (split !== undefined && taskSplitName !== undefined && split !== taskSplitName)
+    throw new UsageError(`--split '${split}' and --task-split-name '${taskSplitName}' name different splits`);
+  return split ?? taskSplitName;
+}
+
 /** Applies the selection to a domain's tasks; unknown splits or ids are a {@link UsageError}. */
 export function selectTasks(source: TaskSource, selection: TaskSelection): Task[] {
   const all = source.tasks();
   let tasks: Task[] = [...all];
-  if (selection.split !== null) {
+  if (selection.split !== null && !source.ignoresSplitName) {
     const splits = source.splits();
     // A domain without a split file has only its full task list; accept the default name for it.
     if (splits !== null) {
@@ -49,6 +61,13 @@ export function selectTasks(source: TaskSource, selection: TaskSelection): Task[
       }
       const wanted = new Set(members);
       tasks = tasks.filter((task) => wanted.has(task.id));
+      if (tasks.length < wanted.size) {
+        const known = new Set(all.map((task) => task.id));
+        const absent = [...wanted].filter((id) => !known.has(id));
+        selection.onWarning?.(
+          `warning: split '${selection.split}' of domain '${source.name}' names ${absent.length} task${absent.length === 1 ? "" : "s"} that tasks.json does not have, left out: ${absent.join(", ")}`,
+        );
+      }
     } else if (selection.split !== "base") {
       throw new UsageError(
         `Domain '${source.name}' has no split file, so split '${selection.split}' does not exist`,

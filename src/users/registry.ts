@@ -49,7 +49,7 @@ const definitions: UserDefinition[] = [
       const texts = ctx.texts ?? null;
       return new UserSimulator({
         llm: ctx.llm,
-        guidelines: readGuidelines(ctx.guidelinesDir, hasTools),
+        guidelines: readGuidelines(ctx.guidelinesDir, ctx.tools),
         instructions: renderUserScenario(
           ctx.task.user_scenario,
           texts ? upstreamScenarioWording(texts) : TAUBENCH_SCENARIO_WORDING,

@@ -19,9 +19,14 @@ export const GUIDELINES_WITH_TOOLS_FILE = "simulation_guidelines_tools.md";
 /** Guideline file used when the user has no tools (airline, retail). */
 export const GUIDELINES_FILE = "simulation_guidelines.md";
 
+/** The guideline file a user with these tools reads (the one place that choice is made). */
+export function guidelinesFileFor(tools: readonly ToolSchema[] | null): string {
+  return tools !== null && tools.length > 0 ? GUIDELINES_WITH_TOOLS_FILE : GUIDELINES_FILE;
+}
+
 /** Reads upstream's guideline text from the data folder's `user_simulator/` (never shipped with us). */
-export function readGuidelines(guidelinesDir: string, hasTools: boolean): string {
-  return readText(join(guidelinesDir, hasTools ? GUIDELINES_WITH_TOOLS_FILE : GUIDELINES_FILE));
+export function readGuidelines(guidelinesDir: string, tools: readonly ToolSchema[] | null): string {
+  return readText(join(guidelinesDir, guidelinesFileFor(tools)));
 }
 
 /** Upstream `SYSTEM_PROMPT` of the user simulator (upstream's own template when its texts are given). */

@@ -9,8 +9,14 @@ import { loadRun } from "../../runner/run-file.ts";
 
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
 
-/** The comparison text for two runs. */
-export async function compareCommand(targetA: string, targetB: string): Promise<string> {
+/** What `tau compare` prints, and its exit code: 1 when the runs have nothing to pair (another domain, no shared task). */
+export interface Comparison {
+  text: string;
+  exitCode: number;
+}
+
+/** The comparison of two runs. */
+export async function compareCommand(targetA: string, targetB: string): Promise<Comparison> {
   const [a, b] = [await loadRun(targetA), await loadRun(targetB)];
   const lines: string[] = [];
   const domainA = a.info.environment_info.domain_name;
@@ -32,7 +38,7 @@ export async function compareCommand(targetA: string, targetB: string): Promise<
     );
   if (domainA !== domainB) {
     lines.push(`The runs are on different domains (${domainA} vs ${domainB}); there is nothing to pair.`);
-    return lines.join("\n");
+    return { text: lines.join("\n"), exitCode: 1 };
   }
   const metricsA = computeMetrics(a.simulations, { numTrials: a.info.num_trials });
   const metricsB = computeMetrics(b.simulations, { numTrials: b.info.num_trials });
@@ -45,7 +51,7 @@ export async function compareCommand(targetA: string, targetB: string): Promise<
   );
   if (comparison.meanDifference === null) {
     lines.push("  No task was evaluated in both runs, so they cannot be compared.");
-    return lines.join("\n");
+    return { text: lines.join("\n"), exitCode: 1 };
   }
   const interval = comparison.interval;
   lines.push(
@@ -66,17 +72,21 @@ export async function compareCommand(targetA: string, targetB: string): Promise<
         ? `  Verdict: no difference on ${domainA}.`
         : `  Verdict: no clear difference on ${domainA}; ${better} is ahead by ${Math.abs(comparison.meanDifference).toFixed(3)} but that is within chance (p = ${comparison.pValue.toFixed(2)}). More tasks or trials would tell.`,
   );
-  return lines.join("\n");
+  return { text: lines.join("\n"), exitCode: 0 };
 }
 
 /** Registers `tau compare`. */
 export function registerCompareCommand(program: Command): void {
   program
     .command("compare")
-    .description("compare two runs: pass^1 difference per domain with a paired test over tasks")
+    .description(
+      "compare two runs: pass^1 difference per domain with a paired test over tasks (exit 1 when they share no evaluated task)",
+    )
     .argument("<a>", "first run (checkpoint, results file, folder or name)")
     .argument("<b>", "second run")
     .action(async (a: string, b: string) => {
-      console.log(await compareCommand(a, b));
+      const comparison = await compareCommand(a, b);
+      console.log(comparison.text);
+      process.exitCode = comparison.exitCode;
     });
 }

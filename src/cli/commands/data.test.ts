@@ -1,13 +1,34 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runTauSync } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 const srcDir = resolve(process.env.TAU2_SRC_DIR ?? (dataDir ? join(dataDir, "..", "tau2-src") : "."));
 const repo = resolve(import.meta.dirname, "..", "..", "..");
 const haveSources = dataDir !== undefined && existsSync(join(srcDir, "src", "tau2"));
+
+describe.skipIf(!dataDir)("tau data verify (skipped: TAU_DATA_DIR not set)", () => {
+  it("passes on the official folder and names a changed file, exit 1, elsewhere", () => {
+    const ok = runTauSync(["data", "verify", "--data-dir", dataDir!]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/\(from --data-dir\): all \d+ files match upstream v1\.0\.1's sha256\./);
+    expect(ok.stdout).toContain("upstream's exact texts: none, so runs use taubench's own wording");
+    const copy = mkdtempSync(join(tmpdir(), "tau-verify-"));
+    cpSync(join(dataDir!, "domains", "mock"), join(copy, "domains", "mock"), { recursive: true });
+    writeFileSync(join(copy, "domains", "mock", "policy.md"), "changed");
+    const bad = runTauSync(["data", "verify"], { env: { TAU_DATA_DIR: copy } });
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain("differs from upstream v1.0.1: domains/mock/policy.md");
+    expect(bad.stdout).toContain("missing: domains/airline/db.json");
+    expect(bad.stdout).toContain(`${copy} (from TAU_DATA_DIR):`);
+    const where = runTauSync(["data", "where"], { env: { TAU_DATA_DIR: join(copy, "nowhere") } });
+    expect(where.stdout).toContain(`in use: ${join(copy, "nowhere")} (from TAU_DATA_DIR; does not exist)`);
+    rmSync(copy, { recursive: true, force: true });
+  });
+});
 
 describe.skipIf(!haveSources)(
   "tau data pull from a local archive (skipped: no TAU_DATA_DIR or tau2-src)",
@@ -45,7 +66,7 @@ describe.skipIf(!haveSources)(
       expect(named.stdout).not.toContain("default");
       expect(existsSync(join(elsewhere, "domains", "telecom", "tasks.json"))).toBe(true);
       expect(named.stdout).toContain(
-        `Extracted upstream's exact texts (47 entries) into ${join(elsewhere, "taubench")}`,
+        `Extracted upstream's exact texts (48 entries) into ${join(elsewhere, "taubench")}`,
       );
 
       const cached = pull([]);
@@ -73,7 +94,7 @@ describe.skipIf(!haveSources)("tau data extract-texts (skipped: no TAU_DATA_DIR 
       const done = run(srcDir);
       expect(done.status, done.stderr).toBe(0);
       expect(done.stdout).toBe(
-        `Extracted upstream's exact texts (47 entries) into ${join(data, "taubench", "tau2-bench-texts.json")}.\n`,
+        `Extracted upstream's exact texts (48 entries) into ${join(data, "taubench", "tau2-bench-texts.json")}.\n`,
       );
       const wrong = run(work);
       expect(wrong.status).toBe(2);

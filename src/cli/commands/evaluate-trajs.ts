@@ -5,6 +5,7 @@
  */
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { nowIso } from "../../core/messages.ts";
 import { writeResultsFile } from "../../core/results-file.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
@@ -100,7 +101,7 @@ export async function evaluateTrajsCommand(
       `updated_${name}.json`,
     );
     writeResultsFile(output, {
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
       info: run.info,
       tasks: [...tasks.values()],
       simulations: outcome.simulations,

@@ -5,6 +5,7 @@ import { registerDataCommand } from "./data.ts";
 import { registerDomainsCommand } from "./domains.ts";
 import { registerEvaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { registerExportCommand } from "./export.ts";
+import { registerMcpCommand } from "./mcp.ts";
 import { registerReplayCommand } from "./replay.ts";
 import { registerRunCommand } from "./run.ts";
 import { registerTasksCommand } from "./tasks.ts";
@@ -23,4 +24,5 @@ export function registerCommands(program: Command): void {
   registerCompareCommand(program);
   registerDataCommand(program);
   registerTelecomCommand(program);
+  registerMcpCommand(program);
 }

@@ -10,12 +10,13 @@ import { pyDumps } from "../../core/py-json.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
 import { replayRecord } from "../../evaluation/replay-record.ts";
-import { parseTaskIds, selectTasks } from "../../runner/task-selection.ts";
+import { parseTaskIds, selectTasks, splitOption } from "../../runner/task-selection.ts";
 
 interface ReplayOptions {
   domain: string;
   dataDir?: string;
   split?: string;
+  taskSplitName?: string;
   taskIds?: string[];
   output: string;
 }
@@ -27,19 +28,23 @@ export function registerReplayCommand(program: Command): void {
       "replay each task's expected actions on a fresh environment; write outputs and DB hashes as JSON lines",
     )
     .requiredOption("--domain <name>", "domain name")
-    .requiredOption("--output <file>", "JSON Lines file to write")
+    .requiredOption("--output <file>", "JSON Lines file to write ('-' for stdout)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
     .option("--split <name>", "only tasks of this split (default: every task in the file)")
+    .option("--task-split-name <name>", "same as --split")
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .action((options: ReplayOptions) => {
       const domain = loadDomain(options.domain, resolveDataDir(options.dataDir));
       const tasks = selectTasks(domain, {
-        split: options.split ?? null,
+        split: splitOption(options) ?? null,
         taskIds: parseTaskIds(options.taskIds),
+        onWarning: (line) => console.error(line),
       });
-      const output = resolve(options.output);
-      mkdirSync(dirname(output), { recursive: true });
-      const fd = openSync(output, "w");
+      // `--output -` writes the lines to stdout (the summary stays on stderr).
+      const toStdout = options.output === "-";
+      const output = toStdout ? "stdout" : resolve(options.output);
+      if (!toStdout) mkdirSync(dirname(output), { recursive: true });
+      const fd = toStdout ? null : openSync(output, "w");
       const started = performance.now();
       let failedSteps = 0;
       try {
@@ -48,10 +53,12 @@ export function registerReplayCommand(program: Command): void {
           failedSteps += record.steps.filter((step) => step.error).length;
           // The golden sample (upstream's own replay) is written with ensure_ascii=False: emoji and
           // superscripts in telecom's status bar stay raw UTF-8, so the lines compare byte for byte.
-          writeSync(fd, `${pyDumps(record, { ensureAscii: false })}\n`);
+          const line = `${pyDumps(record, { ensureAscii: false })}\n`;
+          if (fd === null) process.stdout.write(line);
+          else writeSync(fd, line);
         }
       } finally {
-        closeSync(fd);
+        if (fd !== null) closeSync(fd);
       }
       const seconds = (performance.now() - started) / 1000;
       console.error(

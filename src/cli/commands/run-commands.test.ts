@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TIMESTAMP_PATTERN } from "../../core/messages.ts";
 import { Info } from "../../core/results.ts";
 import { writeResultsFile } from "../../core/results-file.ts";
 import { SimulationRun } from "../../core/simulation.ts";
@@ -10,7 +11,13 @@ import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { compareCommand } from "./compare.ts";
 import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { exportCommand } from "./export.ts";
-import { type RunCommandOptions, runCommand, runConfigFromOptions, startedViaNpx } from "./run.ts";
+import {
+  type RunCommandOptions,
+  runCommand,
+  runConfigFromOptions,
+  startedAsScript,
+  startedViaNpx,
+} from "./run.ts";
 import { viewCommand } from "./view.ts";
 import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
@@ -261,7 +268,10 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
     expect(await exited).toBe(130);
     expect(stderr).toContain("Resume with:");
     const resume = /Resume with:\n {2}(.+)/.exec(stderr)?.[1] ?? "";
-    expect(resume).toMatch(/^tau run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/);
+    // Started as `node <abs>/bin/tau.js` from a folder outside the repository: the hint starts that way too.
+    expect(resume).toMatch(
+      /^node \/\S+\/bin\/tau\.js run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/,
+    );
     const kept = await loadCheckpointState(checkpoint);
     expect(kept.simulations.size).toBeGreaterThan(0);
     expect(kept.simulations.size).toBeLessThan(1000);
@@ -273,7 +283,7 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
 });
 
 describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not set)", () => {
-  it("the resume command starts the way the run was started: `npx tau` or `tau`", () => {
+  it("the resume command starts the way the run was started: `npx tau`, `tau` or `node bin/tau.js`", () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-resume-"));
     const argv = ["run", "--domain", "mock", "--save-to", "again"];
     const viaNpx = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, viaNpx: true });
@@ -284,6 +294,20 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(direct.resumeCommand).toBe(
       `tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
     );
+    const script = startedAsScript(join(cwd, "bin", "tau.js"), cwd);
+    expect(script).toBe(join("bin", "tau.js"));
+    expect(startedAsScript(join(cwd, "node_modules", ".bin", "tau"), cwd)).toBeUndefined();
+    expect(startedAsScript("/elsewhere/my dir/bin/tau.js", cwd)).toBe("/elsewhere/my dir/bin/tau.js");
+    const viaNode = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, script });
+    expect(viaNode.resumeCommand).toBe(
+      `node bin/tau.js run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
+    );
+    const spaced = runConfigFromOptions(runOptions({ saveTo: "again" }), {
+      argv,
+      cwd,
+      script: "/elsewhere/my dir/bin/tau.js",
+    });
+    expect(spaced.resumeCommand).toMatch(/^node '\/elsewhere\/my dir\/bin\/tau\.js' run --domain mock /);
   });
 
   it("view, export, evaluate-trajs and compare work on a run", async () => {
@@ -327,8 +351,10 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(text).toContain("re-graded 20 simulation(s)");
     expect(text).toContain("No reward changed.");
     expect(written).toEqual([join(cwd, "updated_a.json")]);
+    expect(JSON.parse(readFileSync(written[0]!, "utf8")).timestamp).toMatch(TIMESTAMP_PATTERN);
 
-    const comparison = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
+    const { text: comparison, exitCode } = await compareCommand(join(cwd, "a.jsonl"), join(cwd, "b.json"));
+    expect(exitCode).toBe(0);
     expect(comparison).toContain("paired over 2 shared task(s): B − A = +0.000");
     expect(comparison).toContain("left out: 8 task(s) only in A, 0 only in B");
     expect(comparison).toContain("Verdict: no difference on mock.");
@@ -385,6 +411,16 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(byTask.get(other)).toMatchObject({ reward_info: { reward: 1.0 } });
   });
 
+  it("takes the split from --task-split-name or --split (default base)", () => {
+    const io = { argv: ["run"], cwd: mkdtempSync(join(tmpdir(), "tau-cli-split-")) };
+    const split = (overrides: Partial<RunCommandOptions>) =>
+      runConfigFromOptions(runOptions({ taskSplitName: undefined, ...overrides }), io).split;
+    expect(split({})).toBe("base");
+    expect(split({ split: "test" })).toBe("test");
+    expect(split({ taskSplitName: "train" })).toBe("train");
+    expect(() => split({ split: "test", taskSplitName: "train" })).toThrow(/name different splits/);
+  });
+
   it("names a default run after the participants, without models for offline ones", () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-name-"));
     const io = { argv: ["run"], cwd };
@@ -414,6 +450,9 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
       /inside the data folder/,
     );
     await expect(inProcessRun(cwd, { agent: "nobody" })).rejects.toThrow(/Unknown agent 'nobody'/);
+    await expect(inProcessRun(cwd, { timeout: "0" })).rejects.toThrow(
+      "--timeout must be a positive number, got '0'",
+    );
   });
 });
 
@@ -496,7 +535,15 @@ describe("tau view on upstream results files", () => {
 });
 
 describe("tau compare verdicts", () => {
-  function writeRun(path: string, rewardFor: (task: number) => number, taubench?: Record<string, unknown>) {
+  function writeRun(
+    path: string,
+    rewardFor: (task: number) => number,
+    {
+      domain = "retail",
+      taskPrefix = "t",
+      taubench,
+    }: { domain?: string; taskPrefix?: string; taubench?: Record<string, unknown> } = {},
+  ) {
     const info = Info.parse({
       git_commit: "x",
       num_trials: 1,
@@ -504,13 +551,13 @@ describe("tau compare verdicts", () => {
       max_errors: 10,
       user_info: { implementation: "user_simulator" },
       agent_info: { implementation: "llm_agent", llm: "openai/m" },
-      environment_info: { domain_name: "retail", policy: "p" },
+      environment_info: { domain_name: domain, policy: "p" },
       ...(taubench ? { taubench: { format_version: 1, version: "0.1.0", ...taubench } } : {}),
     });
     const simulations = Array.from({ length: 30 }, (_, task) =>
       SimulationRun.parse({
         id: `s${task}`,
-        task_id: `t${task}`,
+        task_id: `${taskPrefix}${task}`,
         start_time: "s",
         end_time: "e",
         duration: 1,
@@ -528,12 +575,12 @@ describe("tau compare verdicts", () => {
     writeRun(join(dir, "a.json"), (task) => (task < 10 ? 1 : 0));
     writeRun(join(dir, "b.json"), (task) => (task < 25 ? 1 : 0));
     writeRun(join(dir, "c.json"), (task) => (task < 12 && task !== 3 ? 1 : 0));
-    const better = await compareCommand(join(dir, "a.json"), join(dir, "b.json"));
+    const { text: better } = await compareCommand(join(dir, "a.json"), join(dir, "b.json"));
     expect(better).toContain("pass^1  A 0.333  B 0.833");
     expect(better).toContain(
       "Verdict: B is better on retail (by 0.500 pass^1; unlikely to be chance, p < 0.05).",
     );
-    const wash = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
+    const { text: wash } = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
     expect(wash).toMatch(/Verdict: no clear difference on retail; .* within chance/);
     // Both written without a taubench stamp (upstream's tau2): the same prompts, no warning.
     expect(better).toContain("prompts A: upstream's (written by tau2); B: upstream's (written by tau2)");
@@ -543,21 +590,40 @@ describe("tau compare verdicts", () => {
   it("shows each run's prompts and warns when one run's models saw taubench's own wording", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tau-compare-prompts-"));
     const sha = "bec56245430affc5e33348864498d0440ce8d8f633fd485872f85864ee7d26be";
-    writeRun(join(dir, "exact.json"), () => 1, { prompts: "upstream", prompts_sha256: sha });
-    writeRun(join(dir, "also-exact.json"), () => 1, { prompts: "upstream", prompts_sha256: sha });
-    writeRun(join(dir, "paraphrased.json"), () => 0, { prompts: "paraphrased", prompts_sha256: null });
+    writeRun(join(dir, "exact.json"), () => 1, { taubench: { prompts: "upstream", prompts_sha256: sha } });
+    writeRun(join(dir, "also-exact.json"), () => 1, {
+      taubench: { prompts: "upstream", prompts_sha256: sha },
+    });
+    writeRun(join(dir, "paraphrased.json"), () => 0, {
+      taubench: { prompts: "paraphrased", prompts_sha256: null },
+    });
     // A results file from before taubench recorded its prompts: they were its own wording.
-    writeRun(join(dir, "old.json"), () => 0, {});
-    const mixed = await compareCommand(join(dir, "exact.json"), join(dir, "paraphrased.json"));
+    writeRun(join(dir, "old.json"), () => 0, { taubench: {} });
+    const { text: mixed } = await compareCommand(join(dir, "exact.json"), join(dir, "paraphrased.json"));
     expect(mixed).toContain(
       "prompts A: upstream's exact texts (sha256 bec56245430a…); B: taubench's own wording (not upstream's exact texts)",
     );
     expect(mixed).toContain("warning: the runs' models saw different prompt texts");
-    expect(await compareCommand(join(dir, "exact.json"), join(dir, "also-exact.json"))).not.toContain(
+    expect((await compareCommand(join(dir, "exact.json"), join(dir, "also-exact.json"))).text).not.toContain(
       "warning",
     );
-    const old = await compareCommand(join(dir, "old.json"), join(dir, "exact.json"));
+    const { text: old } = await compareCommand(join(dir, "old.json"), join(dir, "exact.json"));
     expect(old).toContain("prompts A: taubench's own wording");
     expect(old).toContain("warning:");
+  });
+
+  it("exits non-zero when the runs have nothing in common: another domain, or no shared task", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau-compare-"));
+    writeRun(join(dir, "a.json"), () => 1);
+    writeRun(join(dir, "other.json"), () => 1, { domain: "airline" });
+    writeRun(join(dir, "disjoint.json"), () => 1, { taskPrefix: "u" });
+    const domains = await compareCommand(join(dir, "a.json"), join(dir, "other.json"));
+    expect(domains.text).toContain("different domains (retail vs airline)");
+    expect(domains.exitCode).toBe(1);
+    const tasks = await compareCommand(join(dir, "a.json"), join(dir, "disjoint.json"));
+    expect(tasks.text).toContain("No task was evaluated in both runs");
+    expect(tasks.exitCode).toBe(1);
+    const cli = runTauSync(["compare", join(dir, "a.json"), join(dir, "other.json")]);
+    expect(cli.status).toBe(1);
   });
 });

@@ -6,6 +6,7 @@
  * file without a checkpoint (for example one upstream's `tau2 run` wrote)
  * continues that run once its settings are checked; the original is backed up.
  */
+import { basename, isAbsolute, relative } from "node:path";
 import type { Command } from "commander";
 import { getAgentDefinition } from "../../agents/registry.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
@@ -19,19 +20,22 @@ import {
   parseModelOption,
   parseNumberOption,
   resumeCommandFor,
+  shellQuote,
 } from "../../runner/cli-options.ts";
 import { createProgressRenderer } from "../../runner/progress.ts";
 import { executeRun, type RunConfig } from "../../runner/run.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { renderSummary } from "../../runner/summary.ts";
-import { parseTaskIds } from "../../runner/task-selection.ts";
+import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
 import { getUserDefinition } from "../../users/registry.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 
 /** Raw commander options of `tau run`. */
 export interface RunCommandOptions {
   domain: string;
-  taskSplitName: string;
+  /** `--task-split-name` (upstream's flag) or `--split` (`tau tasks`'s); default `base`. */
+  taskSplitName?: string;
+  split?: string;
   taskIds?: string[];
   numTasks?: string;
   numTrials: string;
@@ -73,6 +77,8 @@ export interface RunCommandIo {
   argv: readonly string[];
   /** Started through `npx tau`: a clone has no `tau` on the PATH, so the resume command says `npx tau` too. */
   viaNpx?: boolean;
+  /** Started as `node bin/tau.js`: the script path as the user typed it, so the resume command starts the same way. */
+  script?: string;
   cwd?: string;
 }
 
@@ -84,10 +90,21 @@ export function startedViaNpx(env: Record<string, string | undefined>): boolean 
   return env.npm_lifecycle_event === "npx" && env.npm_lifecycle_script?.replace(/['"]/g, "").trim() === "tau";
 }
 
+/**
+ * The script path when this process was started as `node …/bin/tau.js` (then `tau` need not be on
+ * the PATH); undefined when started through a `tau` bin link (installed, `npx`). Relative to `cwd`
+ * when below it, as a user in a clone types it.
+ */
+export function startedAsScript(argv1: string | undefined, cwd = process.cwd()): string | undefined {
+  if (argv1 === undefined || basename(argv1) !== "tau.js") return undefined;
+  const path = relative(cwd, argv1);
+  return path.startsWith("..") || isAbsolute(path) ? argv1 : path;
+}
+
 /** Turns the flags into a {@link RunConfig} (all validation errors are one-line usage errors). */
 export function runConfigFromOptions(
   options: RunCommandOptions,
-  io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx">,
+  io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx" | "script">,
 ): RunConfig {
   const dataDir = resolveDataDir(options.dataDir);
   const agentLlm = parseModelOption("--agent-llm", options.agentLlm);
@@ -108,7 +125,7 @@ export function runConfigFromOptions(
   return {
     domain: options.domain,
     dataDir,
-    split: options.taskSplitName,
+    split: splitOption(options) ?? "base",
     taskIds: parseTaskIds(options.taskIds),
     numTasks:
       options.numTasks === undefined ? undefined : parseIntegerOption("--num-tasks", options.numTasks, 1),
@@ -119,7 +136,11 @@ export function runConfigFromOptions(
     maxConcurrency: parseIntegerOption("--max-concurrency", options.maxConcurrency, 1),
     maxRetries: parseIntegerOption("--max-retries", options.maxRetries, 0),
     retryDelayMs: parseNumberOption("--retry-delay", options.retryDelay) * 1000,
-    timeoutMs: options.timeout === undefined ? null : parseNumberOption("--timeout", options.timeout) * 1000,
+    // 0 s would end every simulation at its first step as a timeout (scored 0); no limit is the default.
+    timeoutMs:
+      options.timeout === undefined
+        ? null
+        : parseNumberOption("--timeout", options.timeout, { positive: true }) * 1000,
     agent: options.agent,
     user: options.user,
     agentLlm,
@@ -137,11 +158,13 @@ export function runConfigFromOptions(
     solo: options.solo ? true : undefined,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     resultsPath,
-    resumeCommand: `${io.viaNpx ? "npx " : ""}${resumeCommandFor(io.argv, resultsPath)}`,
+    resumeCommand: resumeCommandFor(io.argv, resultsPath, {
+      launcher: io.viaNpx ? "npx tau" : io.script ? `node ${shellQuote(io.script)}` : "tau",
+    }),
   };
 }
 
-/** Runs `tau run` and returns the exit code (0, or 130 after Ctrl-C). */
+/** Runs `tau run` and returns the exit code (0; 1 when an error stopped the run; 130 after Ctrl-C). */
 export async function runCommand(options: RunCommandOptions, io: RunCommandIo): Promise<number> {
   const config = runConfigFromOptions(options, io);
   const priceTable: PriceTable | undefined = options.priceTable
@@ -182,6 +205,13 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
   io.stdout("");
   io.stdout(`Results: ${outcome.resultsPath}`);
   io.stdout(`Checkpoint: ${outcome.checkpointPath}`);
+  if (outcome.stoppedBy) {
+    io.stderr(`tau: ${outcome.stoppedBy.message}`);
+    io.stderr(
+      `Stopped the run: this error would repeat for every simulation. ${outcome.ranNow} simulation(s) finished in this session are saved. Fix the cause, then resume with:\n  ${config.resumeCommand}`,
+    );
+    return 1;
+  }
   if (outcome.interrupted) {
     io.stderr(
       `Interrupted: ${outcome.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${config.resumeCommand}`,
@@ -197,7 +227,8 @@ export function registerRunCommand(program: Command): void {
     .command("run")
     .description("run a domain's tasks with an agent and a user simulator; resumable, crash-safe results")
     .requiredOption("-d, --domain <name>", "domain to run")
-    .option("--task-split-name <name>", "task split", "base")
+    .option("--task-split-name <name>", "task split (default: base)")
+    .option("--split <name>", "same as --task-split-name")
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .option("--num-tasks <n>", "only the first N tasks (after the split and --task-ids)")
     .option("--num-trials <n>", "trials per task", "1")
@@ -261,6 +292,7 @@ export function registerRunCommand(program: Command): void {
           signal: controller.signal,
           argv: process.argv.slice(2),
           viaNpx: startedViaNpx(process.env),
+          script: startedAsScript(process.argv[1]),
         });
         // Abandoned simulations may still hold sockets open; leave now that finished work is on disk.
         if (code === 130) process.exit(130);

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
-import { selectTasks } from "../../runner/task-selection.ts";
+import { selectTasks, splitOption } from "../../runner/task-selection.ts";
 
 export function registerTasksCommand(program: Command): void {
   program
@@ -10,10 +10,15 @@ export function registerTasksCommand(program: Command): void {
     .description("list the tasks of a domain")
     .requiredOption("--domain <name>", "domain name (see `tau domains`)")
     .option("--split <name>", "task split (e.g. base, train, test); default: every task in the file")
+    .option("--task-split-name <name>", "same as --split (the name tau run uses)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
-    .action((options: { domain: string; split?: string; dataDir?: string }) => {
+    .action((options: { domain: string; split?: string; taskSplitName?: string; dataDir?: string }) => {
+      const split = splitOption(options) ?? null;
       const domain = loadDomain(options.domain, resolveDataDir(options.dataDir));
-      const tasks = selectTasks(domain, { split: options.split ?? null });
+      const tasks = selectTasks(domain, {
+        split,
+        onWarning: (line) => console.error(line),
+      });
       for (const task of tasks) {
         const basis = task.evaluation_criteria?.reward_basis.join("+") ?? "-";
         const actions = task.evaluation_criteria?.actions?.length ?? 0;

@@ -23,7 +23,9 @@ describe.skipIf(!dataDir)("tau telecom generate with data (skipped: TAU_DATA_DIR
     expect(result.status, result.stderr).toBe(0);
     const expected = readFileSync(join(dataDir!, "domains", "telecom", "tasks.json"), "utf8");
     expect(readFileSync(output, "utf8") === expected).toBe(true);
-    expect(result.stdout).toContain("per intent: mobile_data_issue 254, service_issue 47, mms_issue 1984");
+    expect(result.stdout).toContain(
+      "tasks accepted per intent: mobile_data_issue 254, service_issue 47, mms_issue 1984",
+    );
     expect(result.stdout).toContain("rejected: 0");
     expect(result.stdout).toMatch(/persona Easy: tasks_small\.json/);
     expect(result.stdout).toMatch(/wrote 2285 tasks to /);

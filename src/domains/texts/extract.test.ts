@@ -54,7 +54,7 @@ describe.skipIf(!haveSources)("extracting tau2-bench v1.0.1's texts (skipped: no
       "toolkit.banking_knowledge.KBSearchDenseAllToolsMixin": [1, 0],
       "toolkit.banking_knowledge.ShellMixin": [1, 0],
     });
-    expect(Object.keys(file!.entries)).toHaveLength(47);
+    expect(Object.keys(file!.entries)).toHaveLength(48);
   });
 
   it("extracts the prompt texts exactly (sha256 of upstream's Python values)", () => {

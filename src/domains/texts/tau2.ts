@@ -56,6 +56,8 @@ export const TAU2_TEXT = {
   bankingDenseProviderOpenrouter: "banking_knowledge.dense_provider_openrouter",
   bankingDenseModelOpenai: "banking_knowledge.dense_model_openai",
   bankingDenseModelOpenrouter: "banking_knowledge.dense_model_openrouter",
+  /** The run-level policy recorded for `golden_retrieval`, whose policy is per task. */
+  bankingPerTaskPolicy: "banking_knowledge.per_task_policy",
 } as const;
 
 const toolkit = (domain: string, className: string) =>
@@ -69,7 +71,7 @@ export const TAU2_TEXT_SOURCE: TextSource = {
   name: "tau2-bench",
   release: "v1.0.1",
   // The extraction is deterministic: these sources give exactly this texts file (checked by extract.test.ts).
-  textsSha256: "bec56245430affc5e33348864498d0440ce8d8f633fd485872f85864ee7d26be",
+  textsSha256: "8a8aa32a0158894d49cfe2ef1d3b6fff4ba2a52eb6b5de09553594c454147226",
   files: [
     {
       path: "src/tau2/agent/llm_agent.py",
@@ -331,6 +333,12 @@ export const TAU2_TEXT_SOURCE: TextSource = {
           kind: "text",
           key: TAU2_TEXT.bankingDenseModelOpenrouter,
           select: { assign: "DEFAULT_DENSE_EMBEDDING_MODEL_OPENROUTER" },
+        },
+        {
+          kind: "text",
+          key: TAU2_TEXT.bankingPerTaskPolicy,
+          scope: "get_info_policy_override",
+          select: { return: 0 },
         },
       ],
     },

@@ -173,7 +173,13 @@ describe.skipIf(!dataDir)("telecom task generation (skipped: TAU_DATA_DIR not se
     expect(report.expectedFailures).toBe(transfers.length);
     expect(transfers.every((t) => /lock_sim_card_pin|contract_end_suspension/.test(t.id))).toBe(true);
     const printed = formatReport(report, texts.sources);
-    expect(printed).toContain("per persona: None 769, Easy 760, Hard 756");
+    expect(printed).toContain("tasks accepted per persona: None 769, Easy 760, Hard 756");
+    expect(printed).toContain(
+      "combinations composed per intent (before omission and validation): mobile_data_issue 382, service_issue 47, mms_issue 2976",
+    );
+    expect(printed).toContain(
+      "tasks accepted per intent: mobile_data_issue 254, service_issue 47, mms_issue 1984",
+    );
     expect(printed).toContain("rejected: 0");
     expect(printed).toContain("tasks_small.json");
   });

@@ -410,10 +410,10 @@ export function formatReport(report: GenerationReport, textSources?: ReadonlyMap
   lines.push(
     `accepted: ${report.accepted} tasks (${report.expectedFailures} expect a transfer to a human agent)`,
   );
-  lines.push(`composed per intent: ${join(report.composed)}`);
-  lines.push(`per intent: ${join(report.perIntent)}`);
-  lines.push(`per number of sub-issues: ${join(report.perSubIssueCount)}`);
-  lines.push(`per persona: ${join(report.perPersona)}`);
+  lines.push(`combinations composed per intent (before omission and validation): ${join(report.composed)}`);
+  lines.push(`tasks accepted per intent: ${join(report.perIntent)}`);
+  lines.push(`tasks accepted per number of sub-issues: ${join(report.perSubIssueCount)}`);
+  lines.push(`tasks accepted per persona: ${join(report.perPersona)}`);
   lines.push(
     `omitted (contain data_usage_exceeded_no_refuel, absent from the shipped set): ${report.omitted}`,
   );

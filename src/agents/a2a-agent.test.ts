@@ -1,0 +1,217 @@
+/**
+ * The A2A agent against an A2A server built with the same SDK's server side,
+ * on 127.0.0.1: a scripted remote agent that keeps its memory per context
+ * plays airline task 11; 401s stop the run; an unreachable agent is an
+ * infrastructure error.
+ */
+import { randomUUID } from "node:crypto";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard, type Message, Role } from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  type AgentExecutor,
+  DefaultRequestHandler,
+  type ExecutionEventBus,
+  InMemoryTaskStore,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLlmClient } from "../llm/index.ts";
+import { executeRun } from "../runner/run.ts";
+import {
+  AIRLINE_CLOSING,
+  AIRLINE_SCRIPT_TASK,
+  type AirlineScriptVariant,
+  airlineScriptCalls,
+  airlineUserReply,
+} from "../testing/airline-script.ts";
+import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
+import { offlineRunConfig } from "../testing/run-config.ts";
+import { A2A_PARTS, a2aAgent } from "./a2a-agent.ts";
+import { registerAgent } from "./registry.ts";
+
+/** What the remote agent saw, per context. */
+interface Seen {
+  episode: any;
+  texts: string[];
+  results: any[];
+  metadata: any[];
+}
+
+/** A scripted A2A agent: the airline script's calls (one per reply), then the closing line. */
+class ScriptedExecutor implements AgentExecutor {
+  readonly contexts = new Map<string, Seen>();
+  variant: AirlineScriptVariant = "right";
+
+  async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const seen = this.contexts.get(context.contextId) ?? {
+      episode: null,
+      texts: [],
+      results: [],
+      metadata: [],
+    };
+    this.contexts.set(context.contextId, seen);
+    seen.metadata.push(context.userMessage.metadata);
+    for (const part of context.userMessage.parts) {
+      const content = part.content;
+      if (content?.$case === "text") seen.texts.push(content.value);
+      if (content?.$case === "data" && content.value?.type === A2A_PARTS.episode)
+        seen.episode = content.value;
+      if (content?.$case === "data" && content.value?.type === A2A_PARTS.toolResults)
+        seen.results.push(...content.value.results);
+    }
+    const calls = airlineScriptCalls(this.variant);
+    const next = calls[seen.results.length];
+    const part = next
+      ? {
+          // The first call sends its arguments as an object, the second as JSON text.
+          content: {
+            $case: "data" as const,
+            value: {
+              type: A2A_PARTS.toolCalls,
+              calls: [
+                {
+                  id: `call_${seen.results.length}`,
+                  name: next.name,
+                  arguments: seen.results.length === 0 ? next.arguments : JSON.stringify(next.arguments),
+                },
+              ],
+            },
+          },
+        }
+      : { content: { $case: "text" as const, value: AIRLINE_CLOSING } };
+    const reply: Message = {
+      messageId: randomUUID(),
+      contextId: context.contextId,
+      taskId: "",
+      role: Role.ROLE_AGENT,
+      parts: [
+        { ...part, metadata: undefined, filename: "", mediaType: next ? "application/json" : "text/plain" },
+      ],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
+    bus.publish(AgentEvent.message(reply));
+    bus.finished();
+  }
+
+  async cancelTask(): Promise<void> {}
+}
+
+const dataDir = process.env.TAU_DATA_DIR;
+
+describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not set)", () => {
+  let fake: FakeProvider;
+  let server: Server;
+  let url: string;
+  let denyRpc = false;
+  const executor = new ScriptedExecutor();
+
+  beforeAll(async () => {
+    fake = await startFakeProvider({ handler: airlineUserReply });
+    const app = express();
+    server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+    });
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const card: AgentCard = {
+      name: "Scripted airline agent",
+      description: "Plays the airline script",
+      supportedInterfaces: [
+        { url: `${url}/`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
+      ],
+      provider: undefined,
+      version: "1.0.0",
+      capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+      securitySchemes: {},
+      securityRequirements: [],
+      defaultInputModes: ["text", "application/json"],
+      defaultOutputModes: ["text", "application/json"],
+      skills: [],
+      signatures: [],
+    } as unknown as AgentCard;
+    const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
+    app.use((request, response, next) => {
+      if (denyRpc && request.method === "POST") response.status(401).json({ error: "bad agent key" });
+      else next();
+    });
+    app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await fake?.close();
+  });
+
+  async function run(name: string, agentUrl: string) {
+    registerAgent(a2aAgent({ url: agentUrl, name, retry: { maxRetries: 0 } }));
+    const config = offlineRunConfig(dataDir!, {
+      domain: "airline",
+      taskIds: [AIRLINE_SCRIPT_TASK],
+      agent: name,
+      user: "user_simulator",
+      userLlm: "openai/gpt-4.1",
+      maxConcurrency: 1,
+    });
+    return executeRun(config, {
+      createLlm: (model, onEvent) =>
+        createLlmClient(model, { baseUrl: fake.openaiBaseUrl, env: { OPENAI_API_KEY: "sk-user" }, onEvent }),
+      providerKey: (model) => model,
+    });
+  }
+
+  it("maps the episode onto one A2A context per simulation and grades the right write 1.0", async () => {
+    executor.variant = "right";
+    const outcome = await run("a2a_right", url);
+    const [simulation] = outcome.simulations;
+    expect(simulation?.reward_info?.reward).toBe(1);
+    const seen = executor.contexts.get(simulation!.id)!;
+    expect(seen, "the A2A context id is the simulation id").toBeDefined();
+    expect(seen.episode.policy).toContain("airline");
+    expect(seen.episode.tools.map((tool: any) => tool.function.name)).toContain("update_reservation_flights");
+    expect(seen.episode.history).toEqual([{ role: "assistant", content: "Hi! How can I help you today?" }]);
+    expect(seen.texts[0]).toContain("GV1N64");
+    expect(seen.results).toHaveLength(2);
+    expect(seen.results.every((result) => result.error === false)).toBe(true);
+    expect(seen.metadata[0]).toMatchObject({
+      "tau/simulation_id": simulation!.id,
+      "tau/task_id": AIRLINE_SCRIPT_TASK,
+    });
+    expect(outcome.info.taubench).toMatchObject({ agent: { adapter: "a2a", endpoint: url } });
+  });
+
+  it("grades a wrong write 0.0", async () => {
+    executor.variant = "wrong";
+    const outcome = await run("a2a_wrong", url);
+    expect(outcome.simulations[0]?.reward_info?.reward).toBe(0);
+  });
+
+  it("stops the run on a 401 from the agent", async () => {
+    denyRpc = true;
+    try {
+      const outcome = await run("a2a_denied", url);
+      expect(outcome.stoppedBy?.message).toMatch(
+        /^A2A agent at http:\/\/127\.0\.0\.1:\d+: HTTP 401 \(auth\)/,
+      );
+      expect(outcome.simulations).toHaveLength(0);
+    } finally {
+      denyRpc = false;
+    }
+  });
+
+  it("records an unreachable agent as an infrastructure error", async () => {
+    const gone = express().listen(0, "127.0.0.1");
+    await new Promise((resolve) => gone.once("listening", resolve));
+    const goneUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`;
+    await new Promise((resolve) => gone.close(resolve));
+    const outcome = await run("a2a_gone", goneUrl);
+    expect(outcome.stoppedBy).toBeNull();
+    expect(outcome.simulations[0]?.termination_reason).toBe("infrastructure_error");
+    expect(String(outcome.simulations[0]?.info?.error)).toMatch(/A2A agent at .*network error/);
+  });
+});
