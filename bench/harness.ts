@@ -9,7 +9,7 @@ export interface BenchResult {
   readonly subject: string;
   readonly metric: string;
   readonly value: number;
-  readonly unit: "ms" | "bytes" | "per s";
+  readonly unit: "ms" | "bytes" | "per s" | "count";
   /** Upper bound the value should stay under (lower bound for `per s`); absent for information-only rows. */
   readonly target?: number;
   /** A remark shown after the row (e.g. which tool was timed). */
@@ -106,6 +106,8 @@ function formatValue(value: number, unit: BenchResult["unit"]): string {
       return value < 10_240 ? `${Math.round(value)} B` : `${(value / 1024).toFixed(1)} KB`;
     case "per s":
       return `${value.toFixed(1)} /s`;
+    case "count":
+      return String(Math.round(value));
     default: {
       const never: never = unit;
       return String(never);

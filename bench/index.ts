@@ -10,6 +10,7 @@
 import { availableParallelism, loadavg } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bankingRetrievalBench } from "./banking-retrieval.ts";
 import { domainBench } from "./domains.ts";
 import {
   type BenchModule,
@@ -19,10 +20,19 @@ import {
   ratioToTarget,
 } from "./harness.ts";
 import { runnerBench } from "./runner-throughput.ts";
+import { startupBench } from "./startup.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
+import { viewerBench } from "./viewer.ts";
 
 /** Every benchmark module, in the order they run. Add new modules here. */
-export const MODULES: readonly BenchModule[] = [domainBench, telecomGeneratorBench, runnerBench];
+export const MODULES: readonly BenchModule[] = [
+  startupBench,
+  domainBench,
+  bankingRetrievalBench,
+  telecomGeneratorBench,
+  runnerBench,
+  viewerBench,
+];
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);

@@ -19,7 +19,7 @@ import { offlineRunConfig } from "../src/testing/run-config.ts";
 // `openai` from @ai-sdk/openai reads OPENAI_BASE_URL once, when its module is loaded.
 type Harness = {
   registerAgent: typeof import("../src/agents/registry.ts").registerAgent;
-  createLlmClient: typeof import("../src/llm/index.ts").createLlmClient;
+  fakeProviderDependencies: typeof import("../src/testing/fake-run-dependencies.ts").fakeProviderDependencies;
   executeRun: typeof import("../src/runner/run.ts").executeRun;
 };
 
@@ -49,7 +49,8 @@ describe.skipIf(!dataDir)("examples on the scripted airline task (skipped: TAU_D
     process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
     harness = {
       registerAgent: (await import("../src/agents/registry.ts")).registerAgent,
-      createLlmClient: (await import("../src/llm/index.ts")).createLlmClient,
+      fakeProviderDependencies: (await import("../src/testing/fake-run-dependencies.ts"))
+        .fakeProviderDependencies,
       executeRun: (await import("../src/runner/run.ts")).executeRun,
     };
     examples.set("ai-sdk-agent", (await import("./ai-sdk-agent.ts")).default);
@@ -72,15 +73,7 @@ describe.skipIf(!dataDir)("examples on the scripted airline task (skipped: TAU_D
       user: "user_simulator",
       userLlm: "openai/gpt-4.1",
     });
-    const outcome = await harness.executeRun(config, {
-      createLlm: (model, onEvent) =>
-        harness.createLlmClient(model, {
-          baseUrl: fake.openaiBaseUrl,
-          env: { OPENAI_API_KEY: "sk-user" },
-          onEvent,
-        }),
-      providerKey: (model) => model,
-    });
+    const outcome = await harness.executeRun(config, harness.fakeProviderDependencies(fake.openaiBaseUrl));
     const [simulation] = outcome.simulations;
     // Every model call went to the fake provider (none left this machine).
     expect(fake.requests.length).toBeGreaterThan(3);

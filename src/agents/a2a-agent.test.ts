@@ -19,7 +19,6 @@ import {
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLlmClient } from "../llm/index.ts";
 import { executeRun } from "../runner/run.ts";
 import {
   AIRLINE_CLOSING,
@@ -29,6 +28,7 @@ import {
   airlineUserReply,
 } from "../testing/airline-script.ts";
 import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
+import { fakeProviderDependencies } from "../testing/fake-run-dependencies.ts";
 import { offlineRunConfig } from "../testing/run-config.ts";
 import { A2A_PARTS, a2aAgent } from "./a2a-agent.ts";
 import { registerAgent } from "./registry.ts";
@@ -158,11 +158,7 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
       userLlm: "openai/gpt-4.1",
       maxConcurrency: 1,
     });
-    return executeRun(config, {
-      createLlm: (model, onEvent) =>
-        createLlmClient(model, { baseUrl: fake.openaiBaseUrl, env: { OPENAI_API_KEY: "sk-user" }, onEvent }),
-      providerKey: (model) => model,
-    });
+    return executeRun(config, fakeProviderDependencies(fake.openaiBaseUrl));
   }
 
   it("maps the episode onto one A2A context per simulation and grades the right write 1.0", async () => {

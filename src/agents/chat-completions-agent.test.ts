@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { createLlmClient } from "../llm/index.ts";
-import { executeRun, type RunDependencies } from "../runner/run.ts";
+import { executeRun } from "../runner/run.ts";
 import {
   AIRLINE_SCRIPT_TASK,
   airlineScriptHandler,
   isUserSimulatorRequest,
 } from "../testing/airline-script.ts";
 import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
+import { fakeProviderDependencies } from "../testing/fake-run-dependencies.ts";
 import { offlineRunConfig } from "../testing/run-config.ts";
 import { AGENT_HEADERS, chatCompletionsAgent, parseAgentUrl } from "./chat-completions-agent.ts";
 import { registerAgent } from "./registry.ts";
@@ -40,11 +40,7 @@ describe.skipIf(!dataDir)(
       await fake?.close();
     });
 
-    const deps = (): RunDependencies => ({
-      createLlm: (model, onEvent) =>
-        createLlmClient(model, { baseUrl: fake.openaiBaseUrl, env: { OPENAI_API_KEY: "sk-user" }, onEvent }),
-      providerKey: (model) => model,
-    });
+    const deps = () => fakeProviderDependencies(fake.openaiBaseUrl);
 
     async function run(
       name: string,
@@ -100,7 +96,10 @@ describe.skipIf(!dataDir)(
       // The results file says which adapter and endpoint played the agent (no credentials).
       const { info } = JSON.parse(readFileSync(config.resultsPath, "utf8"));
       expect(info.agent_info).toMatchObject({ implementation: "url_agent_right", llm: null });
-      expect(info.taubench.agent).toEqual({ adapter: "chat-completions", endpoint: fake.openaiBaseUrl });
+      expect(info.taubench.agent).toMatchObject({
+        adapter: "chat-completions",
+        endpoint: fake.openaiBaseUrl,
+      });
     });
 
     it("grades a wrong write 0.0", async () => {

@@ -1,22 +1,24 @@
 /**
  * The `tau` command line. Each subcommand lives in `commands/<name>.ts` and
- * registers itself on the program; errors become one clear line (stack only
- * with `--verbose`) and an exit code (2 for bad input).
+ * registers itself on the program; only the command being run is loaded (so
+ * `tau --version` and `tau view` do not pay for the model SDKs). Errors become
+ * one clear line (stack only with `--verbose`) and an exit code (2 for bad input).
  */
 import { Command, CommanderError } from "commander";
 import { TauError } from "../core/errors.ts";
-import { packageVersion } from "../core/results-file.ts";
+import { hasSecrets, maskSecrets, registerSecretsFromEnv, registerUrlCredentials } from "../core/secrets.ts";
+import { packageVersion } from "../core/version.ts";
 import { registerCommands } from "./commands/index.ts";
 
-/** Builds the commander program (exported for tests). */
-export function buildProgram(): Command {
+/** Builds the commander program with the commands `args` (the arguments after `tau`) need. */
+export async function buildProgram(args: readonly string[] = []): Promise<Command> {
   const program = new Command("tau")
     .description("Evaluate tool-using conversational agents, τ-bench style (faithful to tau2-bench)")
     .version(packageVersion(), "--version", "print taubench's version")
     .option("--verbose", "print stack traces and debug output")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  registerCommands(program);
+  await registerCommands(program, args);
   return program;
 }
 
@@ -55,16 +57,35 @@ export function reportError(error: unknown, verbose: boolean): number {
   return error instanceof TauError ? error.exitCode : 1;
 }
 
+/**
+ * Passes everything written to a stream through {@link maskSecrets}: progress lines, summaries,
+ * error lines and `--verbose` stacks never show a known key, whatever printed them.
+ */
+export function maskStream(stream: NodeJS.WritableStream): void {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (!hasSecrets() || (typeof chunk !== "string" && !(chunk instanceof Uint8Array)))
+      return write(chunk, ...rest);
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    return write(maskSecrets(text), ...rest);
+  }) as typeof stream.write;
+}
+
 /** Entry point used by bin/tau.js. */
 export async function main(argv: string[]): Promise<void> {
+  registerSecretsFromEnv(process.env);
+  // `--llm-base-url https://user:key@host/…` (or `--flag=URL`): its credentials are secrets too.
+  for (const arg of argv) registerUrlCredentials(arg.replace(/^--[\w-]+=/, ""));
+  maskStream(process.stdout);
+  maskStream(process.stderr);
   // `tau view … | head` closes the pipe early: that is not an error.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0);
     throw error;
   });
-  const program = buildProgram();
   const verbose = argv.includes("--verbose");
   try {
+    const program = await buildProgram(argv.slice(2));
     await program.parseAsync(argv);
   } catch (error) {
     process.exitCode = reportError(error, verbose);

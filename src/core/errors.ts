@@ -1,15 +1,17 @@
 /**
  * The error hierarchy: one base class with ES2022 `cause` and a few subclasses
  * carrying structured fields. The CLI prints `message` as one line; the stack
- * only with `--verbose`.
+ * only with `--verbose`. Known secrets are masked out of every message.
  */
+import { maskSecrets } from "./secrets.ts";
 
 /** Base class of every error taubench raises on purpose. */
 export class TauError extends Error {
   /** Process exit code the CLI uses for this error. */
   readonly exitCode: number;
   constructor(message: string, options: { cause?: unknown; exitCode?: number } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Masked before the stack is captured, so neither message nor traceback carries a known key.
+    super(maskSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.exitCode = options.exitCode ?? 1;
   }
@@ -58,6 +60,38 @@ export class InfrastructureError extends TauError {
     this.taskId = options.taskId;
     this.stopsRun = options.stopsRun ?? false;
   }
+}
+
+/** System error codes of a failed connection (as opposed to, say, a missing file). */
+const TRANSPORT_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+]);
+
+/**
+ * Whether an error is a failure of the infrastructure rather than of the code
+ * that threw it: an {@link InfrastructureError} (the LLM layer's errors among
+ * them) or a transport failure (fetch's "fetch failed", a reset connection),
+ * anywhere in its `cause` chain.
+ */
+export function isInfrastructureFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 10; depth++) {
+    if (current instanceof InfrastructureError) return true;
+    if (current instanceof TypeError && /^(fetch failed|terminated)$/.test(current.message)) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (TRANSPORT_CODES.has(code) || code.startsWith("UND_ERR"))) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /** The error (the thrown one or one of its causes) that asks the runner to stop the whole run, if any. */

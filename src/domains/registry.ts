@@ -5,7 +5,7 @@ import { bankingKnowledgeDomain } from "./banking_knowledge/index.ts";
 import { mockDomain } from "./mock/index.ts";
 import { retailDomain } from "./retail/index.ts";
 import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
-import type { Domain, DomainDefinition } from "./types.ts";
+import type { Domain, DomainDefinition, DomainSettings } from "./types.ts";
 
 const definitions = new Map<string, DomainDefinition>();
 
@@ -45,4 +45,22 @@ export function loadDomain(name: string, dataDir: string): Domain {
     loaded.set(key, domain);
   }
   return domain;
+}
+
+/**
+ * The domain with run-level settings applied (banking_knowledge's retrieval config). Settings for a
+ * domain that has none are a {@link UsageError}; without settings the domain is returned as loaded.
+ */
+export function configureDomain(domain: Domain, settings: DomainSettings): Domain {
+  const given =
+    (settings.retrievalConfig !== null && settings.retrievalConfig !== undefined) ||
+    (settings.retrievalConfigKwargs !== null && settings.retrievalConfigKwargs !== undefined);
+  if (!domain.configure) {
+    if (given)
+      throw new UsageError(
+        `Domain '${domain.name}' has no retrieval configs (--retrieval-config is for banking_knowledge)`,
+      );
+    return domain;
+  }
+  return given || settings.services !== undefined ? domain.configure(settings) : domain;
 }

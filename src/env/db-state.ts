@@ -218,30 +218,33 @@ export class CowList<V> {
  * are kept as plain objects whose collection fields are {@link CowMap}s / {@link CowList}s, so they
  * fork in O(1) too. These objects are marked here; their other fields are immutable values.
  */
-const cowModels = new WeakSet<object>();
+class CowModel {
+  [field: string]: unknown;
+}
 
 function isCowModel(ty: Ty): ty is ModelTy {
   return ty.kind === "model" && ty.copyOnWrite === true;
 }
 
-function cowModelOf(ty: ModelTy, value: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function cowModelOf(ty: ModelTy, value: Record<string, unknown>): CowModel {
+  const out = new CowModel();
   for (const field of ty.fields) {
     const v = value[field.name];
     if (field.ty.kind === "dict") out[field.name] = new CowMap(v as Map<string, unknown>);
     else if (field.ty.kind === "list") out[field.name] = new CowList(v as unknown[]);
     else out[field.name] = v;
   }
-  cowModels.add(out);
   return out;
 }
 
 function forkValue(value: unknown): unknown {
   if (value instanceof CowMap || value instanceof CowList) return value.fork();
-  if (value !== null && typeof value === "object" && cowModels.has(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [name, v] of Object.entries(value)) out[name] = forkValue(v);
-    cowModels.add(out);
+  if (value instanceof CowModel) {
+    const out = new CowModel();
+    for (const name in value) {
+      const v = value[name];
+      out[name] = v instanceof CowMap || v instanceof CowList ? v.fork() : v;
+    }
     return out;
   }
   return deepClone(value);
@@ -249,7 +252,7 @@ function forkValue(value: unknown): unknown {
 
 /** Whether a copy-on-write model still equals the base it was forked from (nothing written). */
 function untouchedModel(value: unknown, base: unknown): boolean {
-  if (value === null || typeof value !== "object" || !cowModels.has(value)) return false;
+  if (!(value instanceof CowModel)) return false;
   if (base === null || typeof base !== "object") return false;
   const baseFields = base as Record<string, unknown>;
   for (const [name, v] of Object.entries(value)) {

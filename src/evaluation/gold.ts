@@ -86,7 +86,7 @@ function runGoldActions(env: Environment, task: Task): GoldStep[] {
  */
 export function goldTrajectory(domain: Domain, task: Task): Message[] {
   const messages: Message[] = deepClone([...(task.initial_state?.message_history ?? [])]);
-  const env = domain.makeEnvironment({ soloMode: false });
+  const env = domain.makeEnvironment({ soloMode: false, task });
   applyInitialState(env, task);
   for (const [index, action] of (task.evaluation_criteria?.actions ?? []).entries()) {
     const call: ToolCall = {

@@ -129,15 +129,19 @@ export function requestOverHttp(url: string | URL, init: RequestInit = {}): Prom
     const request = (secure ? httpsRequest : httpRequest)(target, options, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("error", (error) => finish(new TypeError("fetch failed", { cause: error })));
-      // A connection closed mid-body must not pass for a complete (truncated) reply.
-      response.on("close", () => {
-        if (!response.complete) {
-          const cause = Object.assign(new Error("the connection closed before the response ended"), {
+      // A connection closed mid-body must not pass for a complete (truncated) reply; Node reports it
+      // as an "aborted" error on the response, which says less than this.
+      const cutShort = () =>
+        new TypeError("fetch failed", {
+          cause: Object.assign(new Error("the connection closed before the response ended"), {
             code: "ECONNRESET",
-          });
-          finish(new TypeError("fetch failed", { cause }));
-        }
+          }),
+        });
+      response.on("error", (error) =>
+        finish(response.complete ? new TypeError("fetch failed", { cause: error }) : cutShort()),
+      );
+      response.on("close", () => {
+        if (!response.complete) finish(cutShort());
       });
       response.on("end", () => {
         const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);

@@ -2,6 +2,7 @@
  * The LLM layer's public surface: `createLlmClient("provider/model", options)`
  * and the pieces a runner needs (events, errors, retry policy, prices, cache).
  */
+import { registerSecret, registerUrlCredentials } from "../core/secrets.ts";
 import { MissingApiKeyError } from "./errors.ts";
 import type { LlmEventListener } from "./events.ts";
 import { type ModelId, type ProviderName, parseModelId } from "./model-id.ts";
@@ -92,6 +93,13 @@ export function createLlmClient(model: string, options: LlmClientOptions = {}): 
   const env = options.env ?? process.env;
   const id = parseModelId(model);
   const apiKey = resolveKey(id, env);
+  // Whatever echoes these (an error body, a proxy's message) is masked in every file and line we write.
+  registerSecret(
+    apiKey,
+    KEY_VARIABLES[id.provider].find((variable) => env[variable]?.trim()) ?? "credential",
+  );
+  const baseUrl = resolveBaseUrl(id, options, env);
+  registerUrlCredentials(baseUrl);
   const apiKeyVariable = id.provider === "local" ? undefined : KEY_VARIABLES[id.provider].join(" or ");
   if (apiKey === undefined && apiKeyVariable !== undefined && !options.cacheDir) {
     throw new MissingApiKeyError(apiKeyVariable, model);
@@ -102,7 +110,7 @@ export function createLlmClient(model: string, options: LlmClientOptions = {}): 
     modelId: id.modelId,
     apiKey,
     apiKeyVariable,
-    baseUrl: resolveBaseUrl(id, options, env),
+    baseUrl,
     promptCache: options.promptCache ?? true,
     priceTable: options.priceTable ?? BUNDLED_PRICES,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },

@@ -4,18 +4,14 @@
  * Tool-call arguments are parsed from the provider's raw JSON text so Python's
  * int/float distinction survives (`2.0` stays a float).
  */
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type {
-  SharedV3ProviderOptions,
-  LanguageModelV3,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
+import {
+  APICallError,
+  type LanguageModelV3,
+  type LanguageModelV3Content,
+  type LanguageModelV3GenerateResult,
+  type SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
-import { APICallError } from "ai";
 import type { ToolCall, Usage } from "../core/messages.ts";
 import { PyFloat, type PyValue, parsePyJson } from "../core/py-json.ts";
 import { mapLlmArgs } from "./args.ts";
@@ -118,11 +114,14 @@ export class ProviderLlmClient implements LlmClient {
     const { value, attempts } = await withRetry(
       async (signal) => {
         const capture: { text?: string } = {};
-        const model = config.languageModel ?? createModel(config, baseUrl, capture);
+        const model = config.languageModel ?? (await createModel(config, baseUrl, capture));
         const result = await rawResponses.run(capture, () =>
           model.doGenerate({
             prompt,
             ...(tools ? { tools, toolChoice } : {}),
+            ...(request.responseFormat
+              ? { responseFormat: { type: "json" as const, ...request.responseFormat } }
+              : {}),
             ...mapped.sampling,
             providerOptions: rekeyed(mapped.providerOptions, config),
             ...(request.headers ? { headers: request.headers } : {}),
@@ -164,13 +163,25 @@ export class ProviderLlmClient implements LlmClient {
     });
     const texts = result.content.filter((p) => p.type === "text").map((p) => p.text);
     const content = texts.length > 0 ? texts.join("") : null;
-    const toolCalls = extractToolCalls(config, result.content, rawText);
+    // A reply that arrived but cannot be used is a failed call too (counted as such), never retried here.
+    const failed = (error: LlmError): LlmError => {
+      config.onEvent?.({ type: "error", model: config.model, kind: error.kind, message: error.message });
+      return error;
+    };
+    let toolCalls: ToolCall[];
+    try {
+      toolCalls = extractToolCalls(config, result.content, rawText);
+    } catch (error) {
+      throw error instanceof LlmError ? failed(error) : error;
+    }
     if ((content === null || content.trim() === "") && toolCalls.length === 0) {
       // Upstream raises on an empty message (P6); the runner retries the whole simulation.
-      throw new LlmError(`${config.model}: empty reply (no text, no tool calls)`, {
-        kind: "empty_response",
-        model: config.model,
-      });
+      throw failed(
+        new LlmError(`${config.model}: empty reply (no text, no tool calls)`, {
+          kind: "empty_response",
+          model: config.model,
+        }),
+      );
     }
     const reasoning = replayFromContent(config.provider, result.content);
     return {
@@ -185,6 +196,17 @@ export class ProviderLlmClient implements LlmClient {
   }
 }
 
+/**
+ * The provider SDKs, each imported on first use: together they take longer to load than the rest of
+ * taubench, and a run uses one or two of them (offline participants none).
+ */
+const providerSdks = {
+  openai: () => import("@ai-sdk/openai"),
+  anthropic: () => import("@ai-sdk/anthropic"),
+  google: () => import("@ai-sdk/google"),
+  local: () => import("@ai-sdk/openai-compatible"),
+};
+
 /** Where {@link keepRawResponses} leaves the response text of the call running in this async context. */
 const rawResponses = new AsyncLocalStorage<{ text?: string }>();
 
@@ -194,10 +216,10 @@ const rawResponses = new AsyncLocalStorage<{ text?: string }>();
  * JSON objects (Anthropic, Gemini) are read from the raw body and `2.0` stays a float, as with
  * taubench's own clients. Outside a taubench call it is `inner` unchanged.
  */
-export function keepRawResponses(inner: typeof fetch = globalThis.fetch): typeof fetch {
+export function keepRawResponses(inner?: typeof fetch): typeof fetch {
   return async (input, init) => {
     const capture = rawResponses.getStore();
-    const response = await inner(input, init);
+    const response = await (inner ?? globalThis.fetch)(input, init);
     if (capture === undefined) return response;
     const text = await response.text();
     capture.text = text;
@@ -209,6 +231,9 @@ export function keepRawResponses(inner: typeof fetch = globalThis.fetch): typeof
   };
 }
 
+/** The global fetch, keeping response texts for the call in progress. */
+const fetchKeepingText = keepRawResponses();
+
 function rekeyed(options: SharedV3ProviderOptions, config: ProviderClientConfig): SharedV3ProviderOptions {
   const key = config.providerOptionsKey;
   const own = options[config.provider];
@@ -218,7 +243,11 @@ function rekeyed(options: SharedV3ProviderOptions, config: ProviderClientConfig)
 }
 
 /** Builds the SDK model for one attempt; the fetch wrapper keeps the raw response text. */
-function createModel(config: ProviderClientConfig, baseUrl: string | undefined, capture: { text?: string }) {
+async function createModel(
+  config: ProviderClientConfig,
+  baseUrl: string | undefined,
+  capture: { text?: string },
+): Promise<LanguageModelV3> {
   const fetchCapturing = async (
     input: Parameters<typeof fetch>[0],
     init?: RequestInit,
@@ -228,42 +257,38 @@ function createModel(config: ProviderClientConfig, baseUrl: string | undefined, 
       capture.text = reply.body.toString("utf8");
       return toResponse(reply);
     }
-    const response = await fetch(input, init);
-    const text = await response.text();
-    capture.text = text;
-    return new Response(text, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    // `generate` runs the call with `capture` as the raw-response store, so this keeps its text too.
+    return fetchKeepingText(input, init);
   };
   const common = { fetch: fetchCapturing as typeof fetch, ...(baseUrl ? { baseURL: baseUrl } : {}) };
-  let model: LanguageModelV3;
   switch (config.provider) {
-    case "openai":
-      model = createOpenAI({ ...common, apiKey: config.apiKey ?? "" }).chat(config.modelId);
-      break;
-    case "anthropic":
-      model = createAnthropic({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
-      break;
-    case "google":
-      model = createGoogleGenerativeAI({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
-      break;
-    case "local":
-      model = createOpenAICompatible({
+    case "openai": {
+      const { createOpenAI } = await providerSdks.openai();
+      return createOpenAI({ ...common, apiKey: config.apiKey ?? "" }).chat(config.modelId);
+    }
+    case "anthropic": {
+      const { createAnthropic } = await providerSdks.anthropic();
+      return createAnthropic({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
+    }
+    case "google": {
+      const { createGoogleGenerativeAI } = await providerSdks.google();
+      return createGoogleGenerativeAI({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
+    }
+    case "local": {
+      const { createOpenAICompatible } = await providerSdks.local();
+      return createOpenAICompatible({
         name: "local",
         fetch: common.fetch,
         baseURL: baseUrl ?? DEFAULT_LOCAL_BASE_URL,
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
         includeUsage: true,
       }).chatModel(config.modelId);
-      break;
+    }
     default: {
       const unreachable: never = config.provider;
       throw new TypeError(`unknown provider ${String(unreachable)}`);
     }
   }
-  return model;
 }
 
 function toUsage(usage: LanguageModelV3GenerateResult["usage"]): Usage {

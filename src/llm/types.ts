@@ -26,6 +26,8 @@ export interface LlmRequest {
   toolChoice?: "auto" | "required" | "none";
   /** Provider arguments: temperature, seed, max_tokens, reasoning effort… (upstream `llm_args`). */
   args?: Record<string, unknown>;
+  /** Ask for a JSON reply matching a schema (structured outputs; the reranker's rating). */
+  responseFormat?: { name: string; schema: Record<string, unknown> };
   /** Label of the call site (`agent`, `user`, `nl_assertions_eval`) for logs and accounting. */
   callName?: string;
   /** Extra HTTP headers for this call (an agent service reads the simulation id from them). */

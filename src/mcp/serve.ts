@@ -9,6 +9,7 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { registerAgent } from "../agents/registry.ts";
+import { UsageError } from "../core/errors.ts";
 import { loadDomain } from "../domains/registry.ts";
 import { loadCheckpointState } from "../runner/checkpoint-state.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "../runner/run.ts";
@@ -44,6 +45,12 @@ export interface ServedEpisode {
 /** Starts the server and the episode; see {@link ServedEpisode}. */
 export async function serveEpisode(options: ServeEpisodeOptions): Promise<ServedEpisode> {
   const { config } = options;
+  const domain = loadDomain(config.domain, config.dataDir);
+  const taskId = config.taskIds?.[0];
+  if (config.taskIds?.length !== 1 || !domain.tasks().some((task) => task.id === taskId))
+    throw new UsageError(
+      `Unknown task id for domain '${domain.name}': ${config.taskIds?.join(", ") ?? "(none)"}`,
+    );
   let http: HttpServer | null = null;
   let endpoint = "stdio";
   if (options.transport.kind === "http") {
@@ -57,7 +64,6 @@ export async function serveEpisode(options: ServeEpisodeOptions): Promise<Served
 
   const driver = new EpisodeDriver(endpoint);
   registerAgent(driver.definition());
-  const domain = loadDomain(config.domain, config.dataDir);
   const environment = domain.makeEnvironment();
   const run = executeRun({ ...config, agent: "mcp_client", maxRetries: 0, numTrials: 1 }, options.deps);
   const graded = run.then(

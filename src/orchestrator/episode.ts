@@ -52,8 +52,8 @@ export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun
     timeoutMs: options.timeoutMs ?? null,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     ...(options.greeting !== undefined ? { greeting: options.greeting } : {}),
-    ...(options.simulationId ? { simulationId: options.simulationId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.simulationId ? { simulationId: options.simulationId } : {}),
   });
   const simulation = await orchestrator.run();
   simulation.policy = environment.policy;

@@ -8,19 +8,15 @@ import {
   type UserMessage,
   userMessage,
 } from "../core/messages.ts";
+import { InfrastructureError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
 import type { Domain } from "../domains/types.ts";
 import { deepClone } from "../env/model.ts";
+import { LlmError } from "../llm/errors.ts";
 import type { User, UserInput } from "../users/types.ts";
 import { runEpisode } from "./episode.ts";
-import {
-  EmptyMessageError,
-  GREETING_TEXT,
-  Orchestrator,
-  type OrchestratorOptions,
-  trajectoryCosts,
-} from "./orchestrator.ts";
+import { GREETING_TEXT, Orchestrator, type OrchestratorOptions, trajectoryCosts } from "./orchestrator.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 
@@ -427,13 +423,83 @@ describe.skipIf(!dataDir)("Orchestrator on mock (skipped: TAU_DATA_DIR not set)"
     expect(strict.messages).toHaveLength(3);
   });
 
-  it("raises on an empty message instead of ending the episode (P6)", async () => {
+  it("ends as the participant's error on an empty message from its own code (a protocol break)", async () => {
+    // From a model, an empty reply is the LLM layer's infrastructure error (P6) and never gets here.
     const agent = new FakeAgent(() => ({ content: "   " }));
-    await expect(make(task("create_task_1"), agent, talker()).run()).rejects.toBeInstanceOf(
-      EmptyMessageError,
-    );
+    const byAgent = await make(task("create_task_1"), agent, talker()).run();
+    expect(byAgent.termination_reason).toBe("agent_error");
+    expect(byAgent.info).toMatchObject({ error_type: "EmptyMessageError", raised_by: "agent" });
     const user = new FakeUser(() => ({ content: null }));
-    await expect(make(task("create_task_1"), chatty(), user).run()).rejects.toBeInstanceOf(EmptyMessageError);
+    const byUser = await make(task("create_task_1"), chatty(), user).run();
+    expect(byUser.termination_reason).toBe("user_error");
+    expect(byUser.info).toMatchObject({ error_type: "EmptyMessageError", raised_by: "user" });
+  });
+
+  it("ends as agent_error / user_error when a participant's code throws, keeping the message", async () => {
+    const buggy = () =>
+      new FakeAgent((_, turn) => {
+        if (turn === 1) throw new TypeError("Cannot read properties of undefined (reading 'id')");
+        return { content: "How can I help?" };
+      });
+    const agentBug = await make(task("create_task_1"), buggy(), talker()).run();
+    expect(agentBug.termination_reason).toBe("agent_error");
+    expect(agentBug.info).toMatchObject({
+      error: "Cannot read properties of undefined (reading 'id')",
+      error_type: "TypeError",
+      raised_by: "agent",
+    });
+    expect(agentBug.info!.error_traceback).toMatch(/^TypeError: Cannot read properties/);
+    // What happened before the exception stays in the trajectory.
+    expect(agentBug.messages.map((m) => m.role)).toEqual(["assistant", "user", "assistant", "user"]);
+    const graded = await runEpisode({
+      domain,
+      task: task("create_task_1"),
+      agent: buggy(),
+      user: talker(),
+      soloMode: false,
+      maxSteps: 50,
+      maxErrors: 10,
+      seed: null,
+      trial: 0,
+      judge: null,
+    });
+    expect(graded.termination_reason).toBe("agent_error");
+    expect(graded.reward_info?.reward).toBe(0);
+
+    const failingUser = new FakeUser(() => {
+      throw new RangeError("user module bug");
+    });
+    const userBug = await make(task("create_task_1"), chatty(), failingUser).run();
+    expect(userBug.termination_reason).toBe("user_error");
+    expect(userBug.info).toMatchObject({ error: "user module bug", raised_by: "user" });
+
+    // Even from initState or isStop.
+    const badInit = new FakeAgent(() => ({ content: "x" }));
+    badInit.initState = () => {
+      throw new Error("no state for you");
+    };
+    expect((await make(task("create_task_1"), badInit, talker()).run()).termination_reason).toBe(
+      "agent_error",
+    );
+  });
+
+  it("lets provider and transport failures through: they are infrastructure errors, retried by the runner", async () => {
+    const provider = new FakeAgent(() => {
+      throw new LlmError("openai/gpt-4.1: HTTP 503 (server): overloaded", { kind: "server", model: "m" });
+    });
+    await expect(make(task("create_task_1"), provider, talker()).run()).rejects.toBeInstanceOf(LlmError);
+    const transport = new FakeAgent(() => {
+      throw new TypeError("fetch failed", {
+        cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+      });
+    });
+    await expect(make(task("create_task_1"), transport, talker()).run()).rejects.toThrow("fetch failed");
+    const declared = new FakeUser(() => {
+      throw new InfrastructureError("the user service is down");
+    });
+    await expect(make(task("create_task_1"), chatty(), declared).run()).rejects.toBeInstanceOf(
+      InfrastructureError,
+    );
   });
 
   it("times out between steps", async () => {

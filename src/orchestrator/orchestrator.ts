@@ -4,7 +4,7 @@
  * whoever asked (dual control); upstream's termination rules, quirks included.
  */
 import { randomUUID } from "node:crypto";
-import { InfrastructureError } from "../core/errors.ts";
+import { InfrastructureError, isInfrastructureFailure, TauError } from "../core/errors.ts";
 import {
   type AssistantMessage,
   assistantMessage,
@@ -58,6 +58,64 @@ export class EmptyMessageError extends InfrastructureError {
 
 /** A broken orchestration invariant (bad message history, routing to nowhere). */
 export class OrchestrationError extends InfrastructureError {}
+
+/**
+ * An exception from a participant's own code (an agent or user module, a
+ * protocol break such as an empty message): the episode ends as that
+ * participant's error (`agent_error` / `user_error`, scored 0), as upstream
+ * ends a protocol violation, instead of being retried and recorded as an
+ * infrastructure error. Provider and transport failures never become this.
+ */
+export class ParticipantFailure extends TauError {
+  constructor(
+    readonly role: "agent" | "user",
+    readonly error: unknown,
+  ) {
+    const inner = error instanceof Error ? error : new Error(String(error));
+    super(`the ${role} raised ${inner.name}: ${inner.message}`, { cause: error });
+  }
+}
+
+/** What a simulation records about the participant exception that ended it (`info`). */
+function participantFailureInfo(failure: ParticipantFailure): Record<string, unknown> {
+  const inner = failure.error instanceof Error ? failure.error : new Error(String(failure.error));
+  return {
+    error: inner.message,
+    error_type: inner.name,
+    error_traceback: inner.stack ?? null,
+    raised_by: failure.role,
+  };
+}
+
+/**
+ * The participant with every method guarded: an exception that is not an
+ * infrastructure failure (nor the run's abort) comes out as a {@link ParticipantFailure}.
+ */
+function guarded<T extends object>(participant: T, role: "agent" | "user", signal?: AbortSignal): T {
+  const wrap = (error: unknown): unknown =>
+    signal?.aborted || error instanceof ParticipantFailure || isInfrastructureFailure(error)
+      ? error
+      : new ParticipantFailure(role, error);
+  return new Proxy(participant, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        let result: unknown;
+        try {
+          result = value.apply(target, args);
+        } catch (error) {
+          throw wrap(error);
+        }
+        return result instanceof Promise
+          ? result.catch((error: unknown) => {
+              throw wrap(error);
+            })
+          : result;
+      };
+    },
+  });
+}
 
 /** Options of an {@link Orchestrator}. */
 export interface OrchestratorOptions {
@@ -192,8 +250,16 @@ export class Orchestrator {
   private startPerf = 0;
   private startTime = "";
 
+  /** The participant exception that ended the episode, if one did. */
+  participantFailure: ParticipantFailure | null = null;
+
   constructor(options: OrchestratorOptions) {
-    this.options = options;
+    // Participants' own exceptions end the episode as their error (see ParticipantFailure).
+    this.options = {
+      ...options,
+      agent: guarded(options.agent, "agent", options.signal),
+      user: guarded(options.user, "user", options.signal),
+    };
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.maxErrors = options.maxErrors ?? DEFAULT_MAX_ERRORS;
     this.simulationId = options.simulationId ?? randomUUID();
@@ -314,7 +380,7 @@ export class Orchestrator {
     const { message, state } = await agent.generate(input, this.agentState, signal);
     this.agentState = state;
     message.timestamp ??= nowIso();
-    validateParticipantMessage(message, this.taskId);
+    this.validateFrom("agent", message);
     return message;
   }
 
@@ -323,8 +389,21 @@ export class Orchestrator {
     const { message, state } = await user.generate(input, this.userState, signal);
     this.userState = state;
     message.timestamp ??= nowIso();
-    validateParticipantMessage(message, this.taskId);
+    this.validateFrom("user", message);
     return message;
+  }
+
+  /**
+   * Upstream's `validate()` of a participant's message. An empty message from a model is caught by
+   * the LLM layer first (an infrastructure error, P6); one that reaches this point came from the
+   * participant's own code, a protocol break that is its failure.
+   */
+  private validateFrom(role: "agent" | "user", message: ParticipantMessage): void {
+    try {
+      validateParticipantMessage(message, this.taskId);
+    } catch (error) {
+      throw new ParticipantFailure(role, error);
+    }
   }
 
   /** Delivers the message in flight once (spec §2.2), then counts the step and syncs the environment. */
@@ -428,12 +507,22 @@ export class Orchestrator {
     }
   }
 
-  /** Runs the episode to its end and returns the (ungraded) simulation. */
+  /**
+   * Runs the episode to its end and returns the (ungraded) simulation. A participant's own
+   * exception ends it as `agent_error` / `user_error` with the error in `info`; provider and
+   * transport failures propagate (the runner retries them, then records an infrastructure error).
+   */
   async run(): Promise<SimulationRun> {
-    await this.initialize();
-    while (!this.done) {
-      await this.step();
-      this.checkTermination();
+    try {
+      await this.initialize();
+      while (!this.done) {
+        await this.step();
+        this.checkTermination();
+      }
+    } catch (error) {
+      if (!(error instanceof ParticipantFailure)) throw error;
+      this.participantFailure = error;
+      this.finish(error.role === "agent" ? "agent_error" : "user_error");
     }
     return this.finalize();
   }
@@ -468,7 +557,7 @@ export class Orchestrator {
       trial: null,
       seed: this.options.seed ?? null,
       mode: "half_duplex",
-      info: null,
+      info: this.participantFailure ? participantFailureInfo(this.participantFailure) : null,
     };
   }
 }

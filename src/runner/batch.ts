@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { runStoppingError } from "../core/errors.ts";
 import { nowIso } from "../core/messages.ts";
+import { LlmError } from "../llm/errors.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { simulationKey } from "./checkpoint.ts";
@@ -58,8 +59,23 @@ export function infrastructureErrorSimulation(
       error_type: err.name,
       error_traceback: err.stack ?? null,
       failed_after_attempts: attempts,
+      ...faultLabel(error),
     },
   };
+}
+
+/**
+ * The provider fault behind an error, as a label (`error_kind`: rate_limit, server, network,
+ * timeout, context_overflow, invalid_tool_arguments, empty_response, …; `status_code` when HTTP
+ * said one), so a results file says what failed without parsing messages. Empty when no LLM-layer
+ * error is in the cause chain.
+ */
+export function faultLabel(error: unknown): { error_kind?: string; status_code?: number } {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof LlmError)
+      return { error_kind: e.kind, ...(e.statusCode === undefined ? {} : { status_code: e.statusCode }) };
+  }
+  return {};
 }
 
 /** Settings and hooks of {@link runBatch}. */

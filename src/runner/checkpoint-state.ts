@@ -112,10 +112,10 @@ export function checkpointUsage(state: Pick<CheckpointState, "sessions">): RunUs
  * the key (see the module comment); the winner is re-inserted so iteration
  * follows the order winners were written. Returns whether it was filed.
  */
-export function keepWinner(
-  simulations: Map<string, SlimSimulation>,
+export function keepWinner<T extends Pick<SimulationRun, "termination_reason">>(
+  simulations: Map<string, T>,
   key: string,
-  simulation: SlimSimulation,
+  simulation: T,
 ): boolean {
   const existing = simulations.get(key);
   if (existing && existing.termination_reason !== "infrastructure_error") return false;

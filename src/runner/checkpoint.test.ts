@@ -122,6 +122,38 @@ describe("CheckpointWriter", () => {
     expect(formatCheckpointLine({ kind: "simulation", version: 2, simulation: back! })).toBe(line);
   });
 
+  it("writes the trailer after each batch of appends, in the same write; none when it has nothing new", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    const writer = await CheckpointWriter.open(path);
+    let batches = 0;
+    writer.setTrailer(() =>
+      ++batches === 2
+        ? null
+        : {
+            kind: "session",
+            version: CHECKPOINT_VERSION,
+            session_id: "s",
+            started_at: "t0",
+            updated_at: `t${batches}`,
+            simulations: batches,
+            usage: emptyRunUsage(),
+          },
+    );
+    await writer.append(simulationRecord(0, "a", 1, 1));
+    // The second batch has nothing new to add: no trailer line after it.
+    await Promise.all([
+      writer.append(simulationRecord(0, "b", 1, 1)),
+      writer.append(simulationRecord(0, "c", 1, 1)),
+    ]);
+    await writer.close();
+    const kinds = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { kind: string }).kind);
+    expect(kinds).toEqual(["simulation", "session", "simulation", "simulation", "session"]);
+    expect([...(await loadCheckpointState(path)).sessions.values()][0]!.simulations).toBe(3);
+  });
+
   it("writes session records with the cost as a float; the latest per session counts, sessions add up", async () => {
     const path = join(tempDir(), "run.jsonl");
     const usage = (calls: number) => ({

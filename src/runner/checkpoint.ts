@@ -25,6 +25,7 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import { FileFormatError, formatIssuePath } from "../core/errors.ts";
 import { parsePyJson, pyDumps } from "../core/py-json.ts";
+import { maskSecrets } from "../core/secrets.ts";
 import { simulationToPy } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
@@ -51,8 +52,19 @@ export const RunFingerprint = z.object({
   seed: z.number(),
   solo_mode: z.boolean(),
   enforce_communication_protocol: z.boolean(),
-  /** `upstream:<texts sha256>` or `paraphrased` (runs from before this field were all paraphrased). */
-  prompts: z.string().default("paraphrased"),
+  /** `upstream:<texts sha256>` when the models saw upstream's exact texts; absent for taubench's own wording. */
+  prompts: z.string().optional(),
+  // Present only when they apply (so runs of built-in participants keep their fingerprint as it was).
+  agent_version: z.string().optional(),
+  user_version: z.string().optional(),
+  agent_options: z.record(z.string(), z.any()).optional(),
+  user_options: z.record(z.string(), z.any()).optional(),
+  /** sha256 of an agent (user) module file: editing the module is a different agent. */
+  agent_module_sha256: z.string().optional(),
+  user_module_sha256: z.string().optional(),
+  /** banking_knowledge's retrieval config and its kwargs (absent in older checkpoints and other domains). */
+  retrieval_config: z.string().nullable().optional(),
+  retrieval_config_kwargs: z.record(z.string(), z.any()).nullable().optional(),
 });
 export type RunFingerprint = z.infer<typeof RunFingerprint>;
 
@@ -237,6 +249,7 @@ export class CheckpointWriter {
   private handle: FileHandle | null = null;
   private queue: { line: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | null = null;
+  private trailer: (() => CheckpointRecord | null) | null = null;
 
   private constructor(readonly path: string) {}
 
@@ -260,6 +273,15 @@ export class CheckpointWriter {
     return writer;
   }
 
+  /**
+   * A record to write after every batch of appends, in the same write and sync (null: nothing
+   * new). The runner's session usage rides along this way, so what a durable simulation cost is
+   * durable with it: a kill -9 loses only the usage of simulations still in flight.
+   */
+  setTrailer(trailer: (() => CheckpointRecord | null) | null): void {
+    this.trailer = trailer;
+  }
+
   /** Appends one record; resolves when it is durable. */
   append(record: CheckpointRecord): Promise<void> {
     const line = `${formatCheckpointLine(record)}\n`;
@@ -275,7 +297,9 @@ export class CheckpointWriter {
       this.queue = [];
       try {
         if (!this.handle) throw new Error(`checkpoint ${this.path} is closed`);
-        await this.handle.appendFile(batch.map((item) => item.line).join(""), "utf8");
+        const trailer = this.trailer?.() ?? null;
+        const text = batch.map((item) => item.line).join("");
+        await this.handle.appendFile(trailer ? `${text}${formatCheckpointLine(trailer)}\n` : text, "utf8");
         await this.handle.datasync();
         for (const item of batch) item.resolve();
       } catch (error) {
@@ -293,8 +317,12 @@ export class CheckpointWriter {
   }
 }
 
-/** Serializes a record as its checkpoint line (without the newline); exported for fixtures and tools. */
+/** Serializes a record as its checkpoint line (without the newline, known secrets masked); exported for fixtures and tools. */
 export function formatCheckpointLine(record: CheckpointRecord): string {
+  return maskSecrets(checkpointLineText(record));
+}
+
+function checkpointLineText(record: CheckpointRecord): string {
   switch (record.kind) {
     case "run":
       return pyDumps(record);

@@ -27,7 +27,10 @@ import { runUsageToPy } from "./llm-usage.ts";
  * the trial count it reached and, in `taubench.llm_usage`, the provider usage
  * summed over every session.
  */
-export function checkpointInfo(state: CheckpointState, checkpointPath: string): Info {
+export function checkpointInfo(
+  state: Pick<CheckpointState, "run" | "sessions">,
+  checkpointPath: string,
+): Info {
   if (!state.run) throw new FileFormatError(checkpointPath, "no run record (is this a taubench checkpoint?)");
   const parsed = Info.safeParse(state.run.info);
   if (!parsed.success)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { defineAgent } from "../agents/define.ts";
 import { getAgentDefinition } from "../agents/registry.ts";
-import { loadDomain } from "../domains/registry.ts";
+import { configureDomain, loadDomain } from "../domains/registry.ts";
 import { TAU2_TEXT_SOURCE } from "../domains/texts/tau2.ts";
 import { dataDirWithUpstreamTexts, tau2SourceDir } from "../testing/upstream-texts.ts";
 import { getUserDefinition } from "../users/registry.ts";
@@ -49,5 +50,31 @@ describe.skipIf(!dataDir || !sources)("runPrompts (skipped: no ../shared data an
     const bare = plan(dataDir!, "llm_agent");
     expect(bare).toMatchObject({ wording: "paraphrased", texts: null });
     expect(bare.note).toContain("no upstream texts in");
+  });
+
+  it("names a prompt its author wrote, and banking's reranker, as not upstream's", () => {
+    const own = defineAgent({ name: "terse", needsLlm: true, create: () => ({}) as never });
+    const mine = runPrompts(
+      withTexts,
+      loadDomain("airline", withTexts),
+      own,
+      getUserDefinition("user_simulator"),
+      false,
+    );
+    expect(mine.wording).toBe("paraphrased");
+    expect(mine.note).toContain("agent 'terse' has a prompt of its own");
+    const banking = (retrievalConfig: string) =>
+      runPrompts(
+        withTexts,
+        configureDomain(loadDomain("banking_knowledge", withTexts), { retrievalConfig }),
+        getAgentDefinition("llm_agent"),
+        getUserDefinition("user_simulator"),
+      );
+    expect(banking("bm25").wording).toBe("upstream");
+    const reranked = banking("bm25_reranker");
+    expect(reranked.wording).toBe("paraphrased");
+    expect(reranked.note).toContain(
+      "retrieval config 'bm25_reranker' prompts its LLM reranker in taubench's own wording",
+    );
   });
 });

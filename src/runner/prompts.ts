@@ -34,6 +34,8 @@ export function runPrompts(
   domain: Domain,
   agent: AgentDefinition,
   user: UserDefinition,
+  /** Whether the agent is a built-in one (a module's or an adapter's prompt is its author's, not taubench's). */
+  agentBuiltIn = true,
 ): RunPrompts {
   const texts = loadUpstreamTexts(dataDir);
   const agentInstructions = agent.wordedInstructions
@@ -42,9 +44,17 @@ export function runPrompts(
   const reasons: string[] = [];
   if (!texts) reasons.push(`no upstream texts in ${dirname(textsPath(dataDir))}; ${TEXTS_HOW_TO}`);
   else {
-    if (!domain.upstreamTexts) reasons.push(`domain '${domain.name}' has no upstream tool texts`);
+    if (!domain.upstreamTexts) {
+      // The domain's own notes say which of its texts are ours (banking's reranker prompt, say).
+      const notes = domain.notices?.() ?? [];
+      reasons.push(...(notes.length > 0 ? notes : [`domain '${domain.name}' uses texts of taubench's own`]));
+    }
     if (agent.needsLlm && !agent.wordedInstructions)
-      reasons.push(`agent '${agent.name}' has a prompt of taubench's own`);
+      reasons.push(
+        agentBuiltIn && !agent.origin
+          ? `agent '${agent.name}' has a prompt of taubench's own`
+          : `agent '${agent.name}' has a prompt of its own`,
+      );
     if (user.needsLlm && !user.speaksUpstreamTexts)
       reasons.push(`user '${user.name}' has a prompt of taubench's own`);
   }

@@ -12,10 +12,10 @@ import { loadCheckpointState } from "./checkpoint-state.ts";
 import { parseRunUsage } from "./llm-usage.ts";
 import { loadRun } from "./run-file.ts";
 import type { LlmClient } from "../llm/types.ts";
-import type { RunProgress } from "./progress.ts";
+import type { RunEvent } from "./events.ts";
 import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../testing/run-config.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
-import { renderSummary } from "./summary.ts";
+import { renderSummary, renderTrajectory } from "../cli/summary.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 
@@ -48,6 +48,25 @@ registerAgent({
       throw new InfrastructureError(`injected failure for ${ctx.task.id}`);
     }
     return new ReplayAgent(ctx.task, { solo: false });
+  },
+});
+
+// An agent with a bug in its own code on one task (its second turn), otherwise `replay`.
+registerAgent({
+  name: "buggy_replay_for_tests",
+  description: "test only",
+  soloMode: false,
+  needsLlm: false,
+  create: (ctx) => {
+    const replay = new ReplayAgent(ctx.task, { solo: false });
+    if (ctx.task.id !== "update_task_1") return replay;
+    let turns = 0;
+    return Object.assign(Object.create(replay), {
+      generate: (...args: Parameters<ReplayAgent["generate"]>) => {
+        if (++turns === 2) throw new TypeError("agent bug: undefined is not a function");
+        return replay.generate(...args);
+      },
+    });
   },
 });
 
@@ -111,6 +130,30 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(ok.ranNow).toBe(0);
   });
 
+  it("an exception in an agent's own code is that agent's failure: agent_error, scored 0, in pass^k, not re-run", async () => {
+    const run = config({
+      agent: "buggy_replay_for_tests",
+      maxRetries: 3,
+      taskIds: ["create_task_1", "update_task_1"],
+    });
+    const outcome = await executeRun(run, offline);
+    const byTask = new Map(outcome.simulations.map((s) => [s.task_id, s]));
+    const failed = byTask.get("update_task_1")!;
+    expect(failed.termination_reason).toBe("agent_error");
+    expect(failed.reward_info?.reward).toBe(0);
+    expect(byTask.get("create_task_1")?.reward_info?.reward).toBe(1);
+    const metrics = computeMetrics(outcome.simulations);
+    expect(metrics.infraErrorCount).toBe(0);
+    expect(metrics.passHatK[0]).toBe(0.5);
+    expect(renderSummary(outcome)).not.toContain("simulation re-runs");
+    // A resume keeps it: it is a finished simulation, not an infrastructure error to re-run.
+    expect((await executeRun(run, offline)).ranNow).toBe(0);
+    const saved = readResultsFile(run.resultsPath).simulations.find((s) => s.task_id === "update_task_1")!;
+    expect(saved.info).toMatchObject({ error: "agent bug: undefined is not a function", raised_by: "agent" });
+    const shown = renderTrajectory(saved);
+    expect(shown).toContain("Error (TypeError raised by the agent): agent bug: undefined is not a function");
+  });
+
   it("retries whole simulations, records infrastructure errors, and re-runs them on resume", async () => {
     const run = config({
       agent: "flaky_replay_for_tests",
@@ -142,7 +185,7 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     let calls = 0;
     let open = 0;
     let peak = 0;
-    let snapshot: ReturnType<RunProgress["snapshot"]> | null = null;
+    const events: RunEvent[] = [];
     const run = config({
       agent: "llm_agent",
       user: "user_simulator",
@@ -177,21 +220,23 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
           return { content: text, toolCalls: null, usage, costUsd: 0.001 };
         },
       }),
-      createProgress: (progress) => ({
-        start() {},
-        update() {},
-        stop() {
-          snapshot = progress.snapshot();
-        },
-      }),
+      onEvent: (event) => events.push(event),
     });
     expect(outcome.simulations).toHaveLength(8);
     expect(outcome.simulations.every((s) => s.termination_reason === "user_stop")).toBe(true);
     expect(calls).toBe(24); // user, agent, user per conversation
     expect(peak).toBeLessThanOrEqual(6);
-    const seen = snapshot as ReturnType<RunProgress["snapshot"]> | null;
-    expect(seen).toMatchObject({ done: 8, total: 8, tokens: 24 * 105, rateLimited: 4 });
-    expect(seen!.costUsd).toBeCloseTo(0.024);
+    // The events tell the same story: 8 units, each started and finished once, every call reported.
+    const types = events.map((event) => event.type);
+    expect(events.find((event) => event.type === "run_started")).toMatchObject({ total: 8, toRun: 8 });
+    expect(types.filter((type) => type === "simulation_started")).toHaveLength(8);
+    expect(types.filter((type) => type === "simulation_finished")).toHaveLength(8);
+    expect(types.at(-1)).toBe("batch_finished");
+    const llm = events.flatMap((event) => (event.type === "llm" ? [event.event] : []));
+    const callEvents = llm.flatMap((event) => (event.type === "call" ? [event] : []));
+    expect(callEvents.reduce((sum, call) => sum + (call.usage.prompt_tokens ?? 0), 0)).toBe(24 * 100);
+    expect(callEvents.reduce((sum, call) => sum + (call.costUsd ?? 0), 0)).toBeCloseTo(0.024);
+    expect(llm.filter((event) => event.type === "rate_limited")).toHaveLength(4);
     // The models and their arguments are recorded as upstream does.
     const results = readResultsFile(run.resultsPath);
     expect(results.info.agent_info.llm).toBe("openai/gpt-4.1-2025-04-14");
@@ -316,13 +361,9 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     const partial = await executeRun(run, {
       ...offline,
       signal: controller.signal,
-      createProgress: () => ({
-        start() {},
-        update() {
-          if (++seen === 12) controller.abort();
-        },
-        stop() {},
-      }),
+      onEvent: (event) => {
+        if (event.type === "simulation_finished" && ++seen === 6) controller.abort();
+      },
     });
     expect(partial.interrupted).toBe(true);
     expect(partial.simulations.length).toBeGreaterThan(0);
@@ -335,10 +376,10 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
 
 describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
   it("records sha256 hashes of the agent instructions, the policy and the user guidelines", async () => {
-    const { planRun } = await import("./run.ts");
+    const { planRun } = await import("./plan.ts");
     const { createHash } = await import("node:crypto");
     const sha = (text: string) => createHash("sha256").update(text).digest("hex");
-    const llm = planRun(config({ agent: "llm_agent", user: "user_simulator" }));
+    const llm = await planRun(config({ agent: "llm_agent", user: "user_simulator" }));
     const hashes = llm.info.taubench?.prompt_hashes as Record<string, string | null>;
     expect(hashes.policy).toBe(sha(llm.domain.policy()));
     expect(hashes.agent_instructions).toMatch(/^[0-9a-f]{64}$/);
@@ -347,15 +388,18 @@ describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
       "utf8",
     );
     expect(hashes.user_guidelines).toBe(sha(guidelines)); // mock's user has tools
-    const offlineHashes = planRun(config()).info.taubench?.prompt_hashes as Record<string, string | null>;
+    const offlineHashes = (await planRun(config())).info.taubench?.prompt_hashes as Record<
+      string,
+      string | null
+    >;
     expect(offlineHashes.agent_instructions).toBeNull();
     expect(offlineHashes.user_guidelines).toBeNull();
-    const solo = planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
+    const solo = await planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
     expect((solo.info.taubench!.prompt_hashes as Record<string, string>).policy).not.toBe(hashes.policy);
   });
 
   it("hashes the guideline file each task is sent: a task whose user has no tools gets the plain file", async () => {
-    const { planRun } = await import("./run.ts");
+    const { planRun } = await import("./plan.ts");
     const { createHash } = await import("node:crypto");
     const sha = (text: string) => createHash("sha256").update(text).digest("hex");
     const copy = mkdtempSync(join(tmpdir(), "tau-guidelines-"));
@@ -365,12 +409,14 @@ describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
     const tasks = JSON.parse(readFileSync(tasksPath, "utf8")) as { user_tools?: string[] }[];
     writeFileSync(tasksPath, JSON.stringify(tasks.map((task) => ({ ...task, user_tools: [] }))));
     const plain = readFileSync(join(copy, "user_simulator", "simulation_guidelines.md"), "utf8");
-    const plan = planRun(config({ agent: "llm_agent", user: "user_simulator", dataDir: copy }));
+    const plan = await planRun(config({ agent: "llm_agent", user: "user_simulator", dataDir: copy }));
     expect((plan.info.taubench!.prompt_hashes as Record<string, string>).user_guidelines).toBe(sha(plain));
   });
 
   it("refuses a solo agent paired with a talking user", async () => {
-    const { planRun } = await import("./run.ts");
-    expect(() => planRun(config({ agent: "replay_solo", user: "scripted" }))).toThrow(/--user dummy_user/);
+    const { planRun } = await import("./plan.ts");
+    await expect(planRun(config({ agent: "replay_solo", user: "scripted" }))).rejects.toThrow(
+      /--user dummy_user/,
+    );
   });
 });

@@ -8,7 +8,8 @@
  *
  * - against the developer-visible golden sample (`../shared/golden-sample/requests/`), byte for byte;
  * - against `fixtures/upstream-requests.json`: sha256 digests of the requests upstream's own code
- *   made for 34 runs of every domain and agent (`scripts/upstream-requests-reference.py`).
+ *   made for 42 runs of every domain and agent, and of banking's retrieval configurations
+ *   (`scripts/upstream-requests-reference.py`).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -106,6 +107,14 @@ describe.skipIf(!sharedData || !sources)(
           retry: { maxRetries: 0 },
         }),
       providerKey: (model) => model,
+      // banking's AllTools needs an embedder to start; no search runs here, so it is never called.
+      retrievalServices: () => ({
+        embedder: {
+          embed: async () => {
+            throw new Error("no embeddings in this test");
+          },
+        },
+      }),
     });
 
     /** Runs one task (trial 0, seed 626729 as upstream's default seed 300 gives) and returns what was sent. */
@@ -114,6 +123,7 @@ describe.skipIf(!sharedData || !sources)(
       agent: string,
       user: string,
       taskId: string,
+      retrievalConfig: string | null = null,
     ): Promise<FakeRequest[]> {
       fake.requests.length = 0;
       userTurns = 0;
@@ -127,6 +137,7 @@ describe.skipIf(!sharedData || !sources)(
           userLlm: MODEL,
           judgeLlm: MODEL,
           maxConcurrency: 1,
+          ...(retrievalConfig ? { retrievalConfig } : {}),
         }),
         deps(),
       );
@@ -166,37 +177,46 @@ describe.skipIf(!sharedData || !sources)(
     const fixture = JSON.parse(
       readFileSync(join(import.meta.dirname, "fixtures", "upstream-requests.json"), "utf8"),
     ) as { seed: number; cases: ExpectedCase[] };
-    // banking_knowledge's cases wait for that domain (and its retrieval configurations).
-    const cases = fixture.cases.filter(
-      (c) => c.retrieval_config === null && domainNames().includes(c.domain),
-    );
+    const cases = fixture.cases.filter((c) => domainNames().includes(c.domain));
 
-    it("covers every domain and agent of the reference", () => {
-      expect(cases.length).toBeGreaterThanOrEqual(34);
-      expect(new Set(cases.map((c) => `${c.domain}/${c.agent}`)).size).toBe(12);
+    it("covers every domain, agent and banking retrieval configuration of the reference", () => {
+      expect(cases).toHaveLength(fixture.cases.length);
+      expect(cases).toHaveLength(42);
+      expect(new Set(cases.map((c) => `${c.domain}/${c.retrieval_config}/${c.agent}`)).size).toBe(17);
     });
 
-    it.each(cases.map((c) => [`${c.domain} ${c.agent} ${c.task_id}`, c] as const))(
-      "sends what upstream sends: %s",
-      async (_name, expected) => {
-        const requests = await requestsOf(expected.domain, expected.agent, expected.user, expected.task_id);
-        expect(requests.map(digestOf)).toEqual(
-          expected.requests.map((request) => ({
-            model: `openai/${request.model}`,
-            tool_choice: request.tool_choice,
-            seed: request.kwargs.seed ?? null,
-            temperature: request.kwargs.temperature,
-            roles: request.roles,
-            system_sha256: request.system_sha256,
-            contents_sha256: request.contents_sha256,
-            tool_names: request.tool_names,
-            tools_sha256: request.tools_sha256,
-            tool_sha256: request.tool_sha256,
-          })),
-        );
-        expect(fixture.seed).toBe(626729);
-      },
-    );
+    it.each(
+      cases.map(
+        (c) =>
+          [
+            `${c.domain}${c.retrieval_config ? `@${c.retrieval_config}` : ""} ${c.agent} ${c.task_id}`,
+            c,
+          ] as const,
+      ),
+    )("sends what upstream sends: %s", async (_name, expected) => {
+      const requests = await requestsOf(
+        expected.domain,
+        expected.agent,
+        expected.user,
+        expected.task_id,
+        expected.retrieval_config,
+      );
+      expect(requests.map(digestOf)).toEqual(
+        expected.requests.map((request) => ({
+          model: `openai/${request.model}`,
+          tool_choice: request.tool_choice,
+          seed: request.kwargs.seed ?? null,
+          temperature: request.kwargs.temperature,
+          roles: request.roles,
+          system_sha256: request.system_sha256,
+          contents_sha256: request.contents_sha256,
+          tool_names: request.tool_names,
+          tools_sha256: request.tools_sha256,
+          tool_sha256: request.tool_sha256,
+        })),
+      );
+      expect(fixture.seed).toBe(626729);
+    });
 
     it("says so when the data folder has no texts: paraphrased, one line at the start", async () => {
       const lines: string[] = [];
@@ -209,7 +229,12 @@ describe.skipIf(!sharedData || !sources)(
           agentLlm: MODEL,
           userLlm: MODEL,
         }),
-        { ...deps(), log: (line) => lines.push(line) },
+        {
+          ...deps(),
+          onEvent: (event) => {
+            if (event.type === "note") lines.push(event.message);
+          },
+        },
       );
       expect(outcome.info.taubench).toMatchObject({ prompts: "paraphrased", prompts_sha256: null });
       expect(lines[0]).toBe(

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeProvider, startFakeProvider } from "./fake-provider.ts";
+import {
+  FAKE_FAULTS,
+  type FakeProvider,
+  fakeEmbedding,
+  faultReply,
+  startFakeProvider,
+} from "./fake-provider.ts";
 
 let fake: FakeProvider | undefined;
 afterEach(async () => {
@@ -33,6 +39,38 @@ describe("fake provider", () => {
     expect(elapsed).toBeLessThan(15_000);
   });
 
+  it("answers embeddings at OpenAI's and OpenRouter's paths, deterministically or from a handler", async () => {
+    fake = await startFakeProvider();
+    const embed = (base: string, input: unknown) =>
+      fetch(`${base}/embeddings`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "e", input, encoding_format: "float" }),
+      }).then((r) => r.json() as Promise<any>);
+    const openai = await embed(fake.openaiBaseUrl, ["a", "b"]);
+    expect(openai.data.map((d: any) => d.embedding)).toEqual([fakeEmbedding("a"), fakeEmbedding("b")]);
+    expect(fakeEmbedding("a")).not.toEqual(fakeEmbedding("b"));
+    const openrouter = await embed(fake.openrouterBaseUrl, "q");
+    expect(openrouter.data[0].embedding).toEqual(fakeEmbedding("q"));
+    expect(fake.embeddingRequests.map((r) => [r.path, r.input])).toEqual([
+      ["/v1/embeddings", ["a", "b"]],
+      ["/api/v1/embeddings", ["q"]],
+    ]);
+    await fake.close();
+    fake = await startFakeProvider({
+      embed: (r) => {
+        if (r.input.includes("boom")) throw new Error("scripted");
+        return r.input.map(() => [1, 0]);
+      },
+    });
+    expect((await embed(fake.openaiBaseUrl, ["x"])).data[0].embedding).toEqual([1, 0]);
+    const failed = await fetch(`${fake.openaiBaseUrl}/embeddings`, {
+      method: "POST",
+      body: '{"input": ["boom"]}',
+    });
+    expect(failed.status).toBe(500);
+  });
+
   it("answers unknown routes with 404 and an empty queue with 400", async () => {
     fake = await startFakeProvider();
     expect((await fetch(`${fake.url}/v2/other`, { method: "POST", body: "{}" })).status).toBe(404);
@@ -49,5 +87,37 @@ describe("fake provider", () => {
     expect(first.usage.prompt_tokens_details.cached_tokens).toBe(0);
     expect(second.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
     expect(second.usage.prompt_tokens_details.cached_tokens).toBeLessThanOrEqual(second.usage.prompt_tokens);
+  });
+});
+
+describe("fake provider faults", () => {
+  it("cuts a body short after announcing its full length", async () => {
+    fake = await startFakeProvider({ replies: [{ kind: "truncate", text: "hello there" }] });
+    const response = await chat(fake.url, "x");
+    expect(response.status).toBe(200);
+    const announced = Number(response.headers.get("content-length"));
+    await expect(response.text()).rejects.toThrow();
+    expect(announced).toBeGreaterThan(0);
+  });
+
+  it("names every fault in each protocol's own error shape", async () => {
+    expect(faultReply("overloaded_529", "anthropic")).toMatchObject({ kind: "error", status: 529 });
+    expect(faultReply("rate_limit_retry_after", "openai")).toMatchObject({
+      status: 429,
+      retryAfterSeconds: 1,
+    });
+    expect(faultReply("rate_limit", "google")).not.toHaveProperty("retryAfterSeconds");
+    fake = await startFakeProvider({ replies: [faultReply("context_overflow", "anthropic")] });
+    const response = await fetch(`${fake.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [] }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: "prompt is too long: 212345 tokens > 200000 maximum" },
+    });
+    expect(new Set(FAKE_FAULTS).size).toBe(12);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A fake LLM provider: a real HTTP server on 127.0.0.1 (random port) that
- * speaks OpenAI Chat Completions (`POST /v1/chat/completions`), Anthropic
+ * speaks OpenAI Chat Completions (`POST /v1/chat/completions`) and embeddings
+ * (`POST /v1/embeddings`, also at OpenRouter's `/api/v1/embeddings`), Anthropic
  * Messages (`POST /v1/messages`) and Gemini (`POST /v1beta/models/{m}:generateContent`),
  * without streaming. Replies are scripted per test (a queue, then a handler);
  * faults (429 with retry-after, 5xx, delays, dropped connections, malformed
@@ -58,7 +59,12 @@ export type FakeReply =
   /** Never answers (until the server closes): for timeouts. */
   | { kind: "hang" }
   /** Destroys the connection without an answer: a network error. */
-  | { kind: "drop"; delayMs?: number };
+  | { kind: "drop"; delayMs?: number }
+  /**
+   * Answers 200 with the headers and the first part of a normal reply (`text`, as a message),
+   * then destroys the connection: a body cut short (the announced length never arrives).
+   */
+  | { kind: "truncate"; text?: string; delayMs?: number };
 
 /** A request as the fake server saw it. */
 export interface FakeRequest {
@@ -90,6 +96,30 @@ export interface FakeProviderOptions {
   simulateCache?: boolean;
   /** Smallest cacheable prefix in tokens (providers use 1024). */
   minCacheTokens?: number;
+  /** Answers embeddings requests (default {@link fakeEmbedding} per text). */
+  embed?: FakeEmbeddingHandler;
+}
+
+/** An embeddings request (`POST /v1/embeddings`, or OpenRouter's `/api/v1/embeddings`) as the server saw it. */
+export interface FakeEmbeddingRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  model: string;
+  input: string[];
+  /** The parsed JSON body (`encoding_format` etc.). */
+  body: any;
+}
+
+/**
+ * Computes the vectors of an embeddings request; a thrown error answers HTTP 500. Without one,
+ * each text gets a deterministic 8-dimensional vector derived from its sha256.
+ */
+export type FakeEmbeddingHandler = (request: FakeEmbeddingRequest) => number[][] | Promise<number[][]>;
+
+/** The default fake embedding of a text: 8 numbers in [-1, 1) from its sha256. */
+export function fakeEmbedding(text: string): number[] {
+  const digest = createHash("sha256").update(text).digest();
+  return Array.from({ length: 8 }, (_, i) => digest.readInt16BE(2 * i) / 32768);
 }
 
 /** A running fake provider. */
@@ -98,6 +128,10 @@ export interface FakeProvider {
   url: string;
   /** Base URLs to hand to the SDK adapters. */
   openaiBaseUrl: string;
+  /** OpenRouter's layout (`…/api/v1`), for its OpenAI-compatible embeddings. */
+  openrouterBaseUrl: string;
+  /** Embeddings requests received (always recorded). */
+  embeddingRequests: FakeEmbeddingRequest[];
   anthropicBaseUrl: string;
   googleBaseUrl: string;
   /** Recorded requests (when `record` is on). */
@@ -240,24 +274,51 @@ function argumentsText(args: FakeToolCall["arguments"]): string {
   return typeof args === "string" ? args : pyDumps(args);
 }
 
+/** Anthropic's error `type` per status (its API reference). */
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  529: "overloaded_error",
+};
+
+/** Google's error `status` per HTTP status (google.rpc.Code names). */
+const GOOGLE_ERROR_STATUSES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
 function errorBody(protocol: FakeProtocol, status: number, message: string): string {
   switch (protocol) {
     case "openai":
       return JSON.stringify({
         error: {
           message,
-          type: status === 429 ? "rate_limit_error" : "api_error",
+          type:
+            status === 429
+              ? "rate_limit_error"
+              : status >= 400 && status < 500
+                ? "invalid_request_error"
+                : "api_error",
           code: /context/i.test(message) ? "context_length_exceeded" : null,
         },
       });
     case "anthropic":
       return JSON.stringify({
         type: "error",
-        error: { type: status === 429 ? "rate_limit_error" : "api_error", message },
+        error: { type: ANTHROPIC_ERROR_TYPES[status] ?? "api_error", message },
       });
     case "google":
       return JSON.stringify({
-        error: { code: status, message, status: status === 429 ? "RESOURCE_EXHAUSTED" : "INTERNAL" },
+        error: { code: status, message, status: GOOGLE_ERROR_STATUSES[status] ?? "INTERNAL" },
       });
     default: {
       const unreachable: never = protocol;
@@ -414,10 +475,53 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
   }
 
+  const embeddingRequests: FakeEmbeddingRequest[] = [];
+
+  async function answerEmbeddings(req: IncomingMessage, res: ServerResponse, path: string, text: string) {
+    const json = (status: number, value: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(value));
+    };
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return json(400, { error: { message: "fake provider: request body is not JSON" } });
+    }
+    const input: string[] = Array.isArray(body.input) ? body.input.map(String) : [String(body.input ?? "")];
+    const request: FakeEmbeddingRequest = {
+      path,
+      headers: req.headers,
+      model: String(body.model ?? ""),
+      input,
+      body,
+    };
+    embeddingRequests.push(request);
+    callCount++;
+    await wait(options.latencyMs ?? 0);
+    let vectors: number[][];
+    try {
+      vectors = options.embed ? await options.embed(request) : input.map(fakeEmbedding);
+    } catch (error) {
+      return json(500, { error: { message: `fake provider: embedding handler failed: ${String(error)}` } });
+    }
+    const tokens = input.reduce((sum, item) => sum + estimateTokens(item), 0);
+    json(200, {
+      object: "list",
+      data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),
+      model: request.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+  }
+
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = (req.url ?? "/").split("?")[0]!;
+    if (req.method === "POST" && (path === "/v1/embeddings" || path === "/api/v1/embeddings")) {
+      await answerEmbeddings(req, res, path, Buffer.concat(chunks).toString("utf8"));
+      return;
+    }
     let protocol: FakeProtocol;
     let model = "";
     const gemini = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(path);
@@ -471,6 +575,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       case "drop":
         req.socket.destroy();
         return;
+      case "truncate": {
+        const full = Buffer.from(renderMessage(protocol, body, model, { text: reply.text ?? "cut short" }));
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(full.length) });
+        res.write(full.subarray(0, Math.floor(full.length / 2)), () => req.socket.destroy());
+        return;
+      }
       default: {
         const unreachable: never = reply;
         throw new TypeError(`unknown fake reply ${kind} ${JSON.stringify(unreachable)}`);
@@ -501,6 +611,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   return {
     url,
     openaiBaseUrl: `${url}/v1`,
+    openrouterBaseUrl: `${url}/api/v1`,
+    embeddingRequests,
     anthropicBaseUrl: `${url}/v1`,
     googleBaseUrl: `${url}/v1beta`,
     requests,
@@ -531,4 +643,75 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
 function noReply(): FakeReply {
   return { kind: "error", status: 400, message: "fake provider: no scripted reply left" };
+}
+
+/** The faults a provider can throw at a client, by name: the vocabulary of the fault suite. */
+export const FAKE_FAULTS = [
+  "rate_limit_retry_after",
+  "rate_limit",
+  "server_500",
+  "bad_gateway_502",
+  "unavailable_503",
+  "overloaded_529",
+  "connection_reset",
+  "timeout",
+  "truncated_body",
+  "malformed_tool_json",
+  "empty_reply",
+  "context_overflow",
+] as const;
+export type FakeFault = (typeof FAKE_FAULTS)[number];
+
+/** How each provider words a prompt that does not fit (what clients recognise context overflow by). */
+const CONTEXT_OVERFLOW_MESSAGES: Record<FakeProtocol, string> = {
+  openai:
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens.",
+  anthropic: "prompt is too long: 212345 tokens > 200000 maximum",
+  google: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+};
+
+/**
+ * The reply that injects `fault`, in `protocol`'s own shape: a 429 with or without `retry-after`,
+ * 5xx (Anthropic's 529 "overloaded" included), a reset connection, a call that never answers (the
+ * client's timeout must fire), a body cut short, a tool call whose arguments are not a JSON object
+ * (unparsable text where the API sends a string, a bare string where it sends an object), an
+ * empty reply (no text, no tool calls), and the provider's own "context too long" 400.
+ */
+export function faultReply(fault: FakeFault, protocol: FakeProtocol, toolName = "get_users"): FakeReply {
+  switch (fault) {
+    case "rate_limit_retry_after":
+      return { kind: "error", status: 429, retryAfterSeconds: 1, message: "fake provider: rate limited" };
+    case "rate_limit":
+      return { kind: "error", status: 429, message: "fake provider: rate limited" };
+    case "server_500":
+      return { kind: "error", status: 500, message: "fake provider: internal error" };
+    case "bad_gateway_502":
+      return { kind: "error", status: 502, message: "fake provider: bad gateway" };
+    case "unavailable_503":
+      return { kind: "error", status: 503, message: "fake provider: unavailable" };
+    case "overloaded_529":
+      return { kind: "error", status: 529, message: "fake provider: overloaded" };
+    case "connection_reset":
+      return { kind: "drop" };
+    case "timeout":
+      return { kind: "hang" };
+    case "truncated_body":
+      return { kind: "truncate" };
+    case "malformed_tool_json":
+      // OpenAI-style APIs send arguments as a JSON string, which can be cut off; Anthropic and
+      // Gemini send an object, so theirs is the wrong type instead.
+      return {
+        toolCalls: [
+          { name: toolName, arguments: protocol === "openai" ? '{"user_id": "user_1"' : '"user_id=user_1"' },
+        ],
+      };
+    case "empty_reply":
+      return { text: null };
+    case "context_overflow":
+      return { kind: "error", status: 400, message: CONTEXT_OVERFLOW_MESSAGES[protocol] };
+    default: {
+      const unreachable: never = fault;
+      throw new TypeError(`unknown fault ${String(unreachable)}`);
+    }
+  }
 }

@@ -9,7 +9,7 @@ import { type Message, nowIso, type ToolMessage, type UserMessage, userMessage }
 import { parseUserActionRequest, REPLAY_CLOSING } from "../core/offline-protocol.ts";
 import type { Task } from "../core/task.ts";
 import { reasonForCall } from "./scenario.ts";
-import type { User, UserInput } from "./types.ts";
+import { USER_STOP_TOKENS, type User, type UserInput } from "./types.ts";
 
 /** What the scripted user says when it has nothing to do. */
 export const NEUTRAL_REPLY = "Okay, thank you.";
@@ -30,7 +30,11 @@ export class ScriptedUser implements User<ScriptedUserState> {
   private readonly opening: string;
 
   constructor(task: Task) {
-    this.opening = reasonForCall(task.user_scenario);
+    // Free-text instructions (banking_knowledge) may quote the stop tokens; saying them would hang up at once.
+    this.opening = USER_STOP_TOKENS.reduce(
+      (text, token) => text.replaceAll(token, ""),
+      reasonForCall(task.user_scenario),
+    );
   }
 
   initState(history: readonly Message[]): ScriptedUserState {

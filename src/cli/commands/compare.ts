@@ -1,13 +1,44 @@
 /**
  * `tau compare A B`: pass^1 of two runs side by side with a paired test over
- * the tasks both evaluated, and a verdict in plain words.
+ * the tasks both evaluated, a verdict in plain words, and what the comparison
+ * could see: the variance of the per-task differences split into trial noise
+ * and task-to-task spread, the minimum detectable difference, and the trials
+ * per task that would detect `--effect` (docs/statistics.md).
  */
 import type { Command } from "commander";
-import { comparePassHat1, computeMetrics } from "../../metrics/index.ts";
+import { describeIntervalMethod, formatLevel, type RunComparison } from "../../metrics/index.ts";
+import { parseFractionOption } from "../options.ts";
+import { compareRuns } from "../../runner/compare-runs.ts";
 import { describePrompts, recordedPrompts } from "../../runner/prompts.ts";
 import { loadRun } from "../../runner/run-file.ts";
 
+/** Options of `tau compare` (as commander passes them). */
+export interface CompareCommandOptions {
+  alpha?: string;
+  power?: string;
+  effect?: string;
+}
+
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
+const trials = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+
+/** The lines on what the comparison could detect (variance split, detectable difference, trials for the effect). */
+export function powerLines(comparison: RunComparison): string[] {
+  const { variance, minimumDetectableDifference: mde, trialsForEffect } = comparison;
+  if (!variance || mde === null || !trialsForEffect) return [];
+  const power = `${formatLevel(comparison.power)} power, alpha ${comparison.alpha}`;
+  const lines = [
+    `  variance of a task's difference: observed ${variance.total.toFixed(4)}; trial noise ${variance.withinTask.toFixed(4)} (expected at ${trials(comparison.trialsA)} and ${trials(comparison.trialsB)} trials per task); between tasks ${variance.betweenTask.toFixed(4)} (the rest)`,
+    `  minimum detectable difference at ${power}: ${mde.toFixed(3)} pass^1`,
+  ];
+  const effect = comparison.effect.toFixed(3);
+  lines.push(
+    trialsForEffect.trials === null
+      ? `  a difference of ${effect} is out of reach of more trials: the spread between tasks alone leaves ${trialsForEffect.floor.toFixed(3)} (it takes more tasks, or a larger effect)`
+      : `  to detect ${effect}: ${trialsForEffect.trials} trials per task in each run (now ${trials(comparison.trialsA)} and ${trials(comparison.trialsB)})`,
+  );
+  return lines;
+}
 
 /** What `tau compare` prints, and its exit code: 1 when the runs have nothing to pair (another domain, no shared task). */
 export interface Comparison {
@@ -16,7 +47,14 @@ export interface Comparison {
 }
 
 /** The comparison of two runs. */
-export async function compareCommand(targetA: string, targetB: string): Promise<Comparison> {
+export async function compareCommand(
+  targetA: string,
+  targetB: string,
+  options: CompareCommandOptions = {},
+): Promise<Comparison> {
+  const alpha = options.alpha === undefined ? 0.05 : parseFractionOption("--alpha", options.alpha);
+  const power = options.power === undefined ? 0.8 : parseFractionOption("--power", options.power);
+  const effect = options.effect === undefined ? 0.05 : parseFractionOption("--effect", options.effect, true);
   const [a, b] = [await loadRun(targetA), await loadRun(targetB)];
   const lines: string[] = [];
   const domainA = a.info.environment_info.domain_name;
@@ -40,9 +78,8 @@ export async function compareCommand(targetA: string, targetB: string): Promise<
     lines.push(`The runs are on different domains (${domainA} vs ${domainB}); there is nothing to pair.`);
     return { text: lines.join("\n"), exitCode: 1 };
   }
-  const metricsA = computeMetrics(a.simulations, { numTrials: a.info.num_trials });
-  const metricsB = computeMetrics(b.simulations, { numTrials: b.info.num_trials });
-  const comparison = comparePassHat1(metricsA, metricsB);
+  const comparison = await compareRuns(a, b, { alpha, power, effect });
+  const { metricsA, metricsB } = comparison;
   const fmt = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(3));
   lines.push("");
   lines.push(`Domain ${domainA}`);
@@ -56,22 +93,28 @@ export async function compareCommand(targetA: string, targetB: string): Promise<
   const interval = comparison.interval;
   lines.push(
     `  paired over ${comparison.tasks.length} shared task(s): B − A = ${signed(comparison.meanDifference)}` +
-      (interval ? `, 95% interval [${signed(interval[0])}, ${signed(interval[1])}]` : "") +
-      `, p = ${comparison.pValue.toFixed(3)} (sign-flip test)`,
+      (interval
+        ? `, ${formatLevel(comparison.intervalMethod.level)} interval [${signed(interval[0])}, ${signed(interval[1])}]`
+        : "") +
+      `, p = ${comparison.pValue.toFixed(3)}`,
+  );
+  lines.push(
+    `  (interval: ${describeIntervalMethod(comparison.intervalMethod)}; p: ${comparison.testMethod})`,
   );
   if (comparison.onlyInA.length + comparison.onlyInB.length > 0)
     lines.push(
       `  left out: ${comparison.onlyInA.length} task(s) only in A, ${comparison.onlyInB.length} only in B`,
     );
   const better = comparison.meanDifference > 0 ? "B" : "A";
-  const significant = comparison.pValue < 0.05 && interval !== null && (interval[0] > 0 || interval[1] < 0);
+  const difference = Math.abs(comparison.meanDifference).toFixed(3);
   lines.push(
-    significant
-      ? `  Verdict: ${better} is better on ${domainA} (by ${Math.abs(comparison.meanDifference).toFixed(3)} pass^1; unlikely to be chance, p < 0.05).`
+    comparison.decision === "better" || comparison.decision === "worse"
+      ? `  Verdict: ${better} is better on ${domainA} (by ${difference} pass^1; unlikely to be chance, p < ${comparison.alpha}).`
       : comparison.meanDifference === 0
         ? `  Verdict: no difference on ${domainA}.`
-        : `  Verdict: no clear difference on ${domainA}; ${better} is ahead by ${Math.abs(comparison.meanDifference).toFixed(3)} but that is within chance (p = ${comparison.pValue.toFixed(2)}). More tasks or trials would tell.`,
+        : `  Verdict: no clear difference on ${domainA}; ${better} is ahead by ${difference} but that is within chance (p = ${comparison.pValue.toFixed(2)}). More tasks or trials would tell.`,
   );
+  lines.push(...powerLines(comparison));
   return { text: lines.join("\n"), exitCode: 0 };
 }
 
@@ -80,12 +123,15 @@ export function registerCompareCommand(program: Command): void {
   program
     .command("compare")
     .description(
-      "compare two runs: pass^1 difference per domain with a paired test over tasks (exit 1 when they share no evaluated task)",
+      "compare two runs: pass^1 difference per domain with a paired test over tasks and what it could detect (exit 1 when they share no evaluated task)",
     )
     .argument("<a>", "first run (checkpoint, results file, folder or name)")
     .argument("<b>", "second run")
-    .action(async (a: string, b: string) => {
-      const comparison = await compareCommand(a, b);
+    .option("--alpha <p>", "two-sided significance level", "0.05")
+    .option("--power <p>", "power for the minimum detectable difference", "0.8")
+    .option("--effect <d>", "difference in pass^1 to size trials for", "0.05")
+    .action(async (a: string, b: string, options: CompareCommandOptions) => {
+      const comparison = await compareCommand(a, b, options);
       console.log(comparison.text);
       process.exitCode = comparison.exitCode;
     });

@@ -3,11 +3,10 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeF
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runTauSync } from "../e2e-harness.ts";
+import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 const srcDir = resolve(process.env.TAU2_SRC_DIR ?? (dataDir ? join(dataDir, "..", "tau2-src") : "."));
-const repo = resolve(import.meta.dirname, "..", "..", "..");
 const haveSources = dataDir !== undefined && existsSync(join(srcDir, "src", "tau2"));
 
 describe.skipIf(!dataDir)("tau data verify (skipped: TAU_DATA_DIR not set)", () => {
@@ -50,14 +49,10 @@ describe.skipIf(!haveSources)(
       expect(tar.status, tar.stderr).toBe(0);
       const cache = join(work, "cache");
       const pull = (extra: string[]) =>
-        spawnSync(
-          process.execPath,
-          [join(repo, "bin", "tau.js"), "data", "pull", "--url", archive, ...extra],
-          {
-            encoding: "utf8",
-            env: { ...process.env, XDG_CACHE_HOME: cache },
-          },
-        );
+        spawnSync(process.execPath, [TAU_BIN, "data", "pull", "--url", archive, ...extra], {
+          encoding: "utf8",
+          env: { ...process.env, XDG_CACHE_HOME: cache },
+        });
 
       const elsewhere = join(work, "elsewhere");
       const named = pull(["--dest", elsewhere]);
@@ -87,7 +82,7 @@ describe.skipIf(!haveSources)("tau data extract-texts (skipped: no TAU_DATA_DIR 
       mkdirSync(data);
       symlinkSync(join(resolve(dataDir!), "domains"), join(data, "domains"));
       const run = (from: string) =>
-        spawnSync(process.execPath, [join(repo, "bin", "tau.js"), "data", "extract-texts", "--from", from], {
+        spawnSync(process.execPath, [TAU_BIN, "data", "extract-texts", "--from", from], {
           encoding: "utf8",
           env: { ...process.env, TAU_DATA_DIR: data },
         });

@@ -4,9 +4,10 @@
  */
 import type { Command } from "commander";
 import { UsageError } from "../../core/errors.ts";
-import { parseIntegerOption } from "../../runner/cli-options.ts";
+import { parseIntegerOption } from "../options.ts";
 import { loadRun } from "../../runner/run-file.ts";
-import { renderSummary, renderTrajectory } from "../../runner/summary.ts";
+import { renderSummary, renderTrajectory } from "../summary.ts";
+import { type ViewWebOptions, viewWebCommand } from "./view-web.ts";
 
 /** Options of `tau view`. */
 export interface ViewOptions {
@@ -60,13 +61,36 @@ export function registerViewCommand(program: Command): void {
   program
     .command("view")
     .description(
-      "summarise a run (results.jsonl, results.json, run folder or run name), or show one simulation",
+      "summarise a run (results.jsonl, results.json, run folder or run name), or show one simulation; --web opens the web viewer",
     )
-    .argument("<run>", "checkpoint, results file, run folder, or run name under ./runs/")
+    .argument(
+      "[runs...]",
+      "checkpoint, results file, run folder, or run name under ./runs/ (--web: several, default every run under ./runs/)",
+    )
     .option("--task <id>", "show this task's simulation(s)")
     .option("--trial <n>", "only this trial (with --task)")
     .option("--max-tool-chars <n>", "clip tool results longer than this", "500")
-    .action(async (target: string, options: ViewOptions) => {
-      await viewCommand(target, options, (text) => process.stdout.write(text));
+    .option("--web", "serve the web viewer on 127.0.0.1 (a free port unless --port)")
+    .option("--port <n>", "with --web: listen on this port")
+    .option("--export <dir>", "with --web: write the viewer as a static site into DIR instead of serving it")
+    .option(
+      "--data-dir <dir>",
+      "with --web: the data folder, for DB differences (default TAU_DATA_DIR or the cache)",
+    )
+    .action(async (targets: string[], options: ViewOptions & ViewWebOptions & { web?: boolean }) => {
+      if (options.web) {
+        if (options.task !== undefined || options.trial !== undefined)
+          throw new UsageError("--web shows every task; open one in the page (or drop --web for --task)");
+        await viewWebCommand(targets, options, {
+          out: (line) => console.log(line),
+          err: (line) => console.error(line),
+        });
+        return;
+      }
+      if (options.port !== undefined || options.export !== undefined)
+        throw new UsageError("--port and --export go with --web");
+      if (targets.length !== 1)
+        throw new UsageError(`tau view takes one run (got ${targets.length}); --web shows several`);
+      await viewCommand(targets[0]!, options, (text) => process.stdout.write(text));
     });
 }

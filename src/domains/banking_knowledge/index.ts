@@ -13,6 +13,7 @@ import type { DbState } from "../../env/db-state.ts";
 import { Environment } from "../../env/environment.ts";
 import { type ToolDef, Toolkit } from "../../env/toolkit.ts";
 import { readDb, readPyJson } from "../files.ts";
+import { TEXTS_HOW_TO } from "../texts/store.ts";
 import type { Domain, DomainDefinition, DomainSettings, EnvironmentOptions } from "../types.ts";
 import { AGENT_DISCOVERABLE_TOOLS } from "./agent-discoverable.ts";
 import { baseAgentTools } from "./agent-tools.ts";
@@ -37,9 +38,7 @@ import { type BankingTexts, loadBankingTexts } from "./texts.ts";
 import type { AgentToolsState, UserToolsState } from "./toolkit-state.ts";
 import { offeredUserTools, USER_DISCOVERABLE_TOOLS } from "./user-tools.ts";
 
-export { RETRIEVAL_CONFIG_NAMES } from "./retrieval/variants.ts";
 export type { RelevanceRater, RetrievalServices } from "./retrieval/tools.ts";
-export type { Embedder } from "./retrieval/dense.ts";
 
 const NAME = "banking_knowledge";
 
@@ -118,6 +117,7 @@ function configured(
     shared.kb,
     services,
     services.embeddingsCacheDir ?? defaultEmbeddingsCacheDir(),
+    (query, document) => texts().rerankerPrompt(query, document),
   );
   const agentTools = lazy((): ToolDef<AgentToolsState>[] => [
     ...retrievalTools(variant, texts()),
@@ -142,6 +142,10 @@ function configured(
     supportsSolo: false,
     hasUserTools: true,
     settings: { retrievalConfig: variant.name, retrievalConfigKwargs: kwargs },
+    // A reranking configuration prompts its reranker with our own wording (see texts.ts).
+    get upstreamTexts() {
+      return requirementsOf(variant).reranker ? null : texts().upstream;
+    },
     makeEnvironment: (options: EnvironmentOptions = {}) => {
       if (options.soloMode) throw new UsageError("banking_knowledge domain does not support solo mode");
       const db = shared.db().fork();
@@ -175,21 +179,48 @@ function configured(
         settings.retrievalConfigKwargs ?? null,
         (settings.services as RetrievalServices | undefined) ?? services,
       ),
+    notices: () => [
+      ...(texts().source === "paraphrased"
+        ? [
+            `banking_knowledge: the data folder has no upstream texts, so its tool descriptions and the discoverable tools' texts that unlock_discoverable_agent_tool and give_discoverable_user_tool print are taubench's own wording (${TEXTS_HOW_TO})`,
+          ]
+        : []),
+      ...(requirementsOf(variant).reranker
+        ? [
+            `banking_knowledge: retrieval config '${variant.name}' prompts its LLM reranker in taubench's own wording (upstream's reranker prompt is not among the extracted texts)`,
+          ]
+        : []),
+    ],
     checkRequirements: () => {
       const needs = requirementsOf(variant);
-      if (needs.embedders.length > 0 && !services.embedder)
-        throw new UsageError(
-          `Retrieval config '${variant.name}' needs an embedding model (${needs.embedders.join(", ")}); none is configured`,
-        );
-      if (needs.reranker && !services.rater)
-        throw new UsageError(
-          `Retrieval config '${variant.name}' needs the reranker's model; none is configured`,
-        );
+      const offline =
+        "or choose an offline --retrieval-config (bm25, bm25_grep, grep_only, no_knowledge, full_kb, golden_retrieval)";
+      const fail = (what: string, error?: unknown): never => {
+        throw new UsageError(`Retrieval config '${variant.name}' needs ${what}; ${offline}`, {
+          cause: error,
+        });
+      };
+      for (const provider of needs.embedders) {
+        if (!services.embedder) fail(`an embedding model (${provider})`);
+        try {
+          services.embedder?.requireKey?.(provider);
+        } catch (error) {
+          fail(`${provider}'s embedding model: ${(error as Error).message}`, error);
+        }
+      }
+      if (needs.reranker) {
+        if (!services.rater) fail("the LLM reranker's model");
+        try {
+          services.rater?.ready?.();
+        } catch (error) {
+          fail(`the LLM reranker's model: ${(error as Error).message}`, error);
+        }
+      }
       if (needs.shell) {
         try {
           checkSandbox();
         } catch (error) {
-          throw new UsageError((error as Error).message, { cause: error });
+          fail(`the shell sandbox: ${(error as Error).message}`, error);
         }
       }
     },
@@ -199,9 +230,11 @@ function configured(
 
 function load(dataDir: string): Domain {
   const dir = join(dataDir, "domains", NAME);
+  // The DB is read now, like every domain's; the knowledge base, its indexes and the texts on first use.
+  const db = readDb(join(dir, "db.json"), TransactionalDb);
   const shared: Shared = {
     dir,
-    db: lazy(() => readDb(join(dir, "db.json"), TransactionalDb)),
+    db: () => db,
     texts: lazy(() => loadBankingTexts(dataDir)),
     kb: lazy(() => knowledgeBase(join(dir, "documents"))),
     tasks: lazy(() => readTaskFolder(join(dir, "tasks"))),

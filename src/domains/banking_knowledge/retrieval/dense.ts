@@ -14,6 +14,8 @@ import type { EmbeddingProvider } from "./variants.ts";
 
 /** What dense retrieval needs from the outside: an embedding model (the AI SDK's, in practice). */
 export interface Embedder {
+  /** Throws (one line) when the provider cannot be used, e.g. its API key is not set. */
+  requireKey?(provider: EmbeddingProvider): void;
   /** Embeds texts with the provider's model; one vector per text, in order. */
   embed(request: {
     provider: EmbeddingProvider;

@@ -56,7 +56,7 @@ export function checkSandbox(): void {
   if (verified) return;
   if (process.platform !== "linux" && process.platform !== "darwin")
     throw new SandboxUnavailableError(
-      `The shell tool's sandbox runs on Linux and macOS only, not on ${process.platform}; choose a retrieval config without the shell (for example --retrieval-config bm25).`,
+      `The shell tool's sandbox runs on Linux and macOS only, not on ${process.platform}`,
     );
   const missing: string[] = [];
   try {
@@ -72,7 +72,7 @@ export function checkSandbox(): void {
         ? "install them (Debian/Ubuntu: apt-get install ripgrep bubblewrap socat)"
         : "install them (brew install ripgrep)";
     throw new SandboxUnavailableError(
-      `Cannot use the agentic-shell sandbox: required binaries are not installed: ${missing.join(", ")}; ${install}, or choose a retrieval config without the shell (for example --retrieval-config bm25)`,
+      `Cannot use the agentic-shell sandbox: required binaries are not installed: ${missing.join(", ")}; ${install}`,
     );
   }
   verified = true;

@@ -18,7 +18,10 @@ import type { PipelineSpec, RetrievalVariant } from "./variants.ts";
 
 /** Rates a document's relevance to a query from 0 to 10 with an LLM (the reranker's judge). */
 export interface RelevanceRater {
-  rate(request: { query: string; document: string; signal?: AbortSignal | undefined }): Promise<number>;
+  /** Throws (one line) when the rater's model cannot be used, e.g. its API key is not set. */
+  ready?(): void;
+  /** The 0–10 rating the model gives for a prompt that shows the query and the document. */
+  rate(request: { prompt: string; signal?: AbortSignal | undefined }): Promise<number>;
 }
 
 /** The outside services the network-backed configurations use. */
@@ -40,6 +43,8 @@ export class RetrievalBackends {
     private readonly loadKb: () => KnowledgeBase,
     readonly services: RetrievalServices,
     readonly embeddingsCacheDir: string,
+    /** The reranker's question to its model about one document. */
+    readonly rerankerPrompt: (query: string, document: string) => string,
   ) {}
 
   get kb(): KnowledgeBase {
@@ -192,7 +197,7 @@ async function rerank(
   if (toRate.length === 0) return [];
   const ratings = await mapLimited(toRate, 20, async ([id, document]) => {
     try {
-      const rating = await rater.rate({ query: String(query), document, signal });
+      const rating = await rater.rate({ prompt: backends.rerankerPrompt(String(query), document), signal });
       return [id, Math.max(0, Math.min(10, Math.trunc(rating)))] as Scored;
     } catch {
       // A failing rating drops the document, as upstream's thread pool does.
@@ -230,6 +235,8 @@ function search(
   signal?: AbortSignal,
 ): string | Promise<string> {
   const { backends } = state;
+  // Upstream indexes when the environment is built; the lazy build here stays out of the timing.
+  if (spec.type === "bm25") backends.bm25();
   if (spec.type === "bm25" && !spec.reranker) {
     const t0 = now();
     const t1 = now();
@@ -243,6 +250,7 @@ function search(
     });
   }
   return (async () => {
+    const index = spec.type === "embedding" ? await backends.dense(spec, signal) : undefined;
     const t0 = now();
     let vector: number[] | undefined;
     if (spec.type === "embedding") {
@@ -258,8 +266,7 @@ function search(
     }
     const t1 = now();
     let retrieved: Scored[];
-    if (vector) {
-      const index = await backends.dense(spec, signal);
+    if (vector && index) {
       const size = retrieverSize(spec, index.ids.length);
       retrieved = sliceTo(denseTop(index, vector, index.ids.length), size).map(
         ({ index: i, score }) => [index.ids[i]!, score] as Scored,

@@ -1,0 +1,50 @@
+/**
+ * `tau run --agent-url URL` / `--agent-a2a URL`: an agent behind a URL
+ * (docs/agent-protocol.md) instead of a named one. The key comes from
+ * `TAU_AGENT_API_KEY`, never from the command line (it would land in the
+ * recorded resume command).
+ */
+import { a2aAgent } from "../agents/a2a-agent.ts";
+import { chatCompletionsAgent, parseAgentUrl } from "../agents/chat-completions-agent.ts";
+import type { AgentDefinition } from "../agents/registry.ts";
+import { UsageError } from "../core/errors.ts";
+import { parseNumberOption } from "./options.ts";
+
+/** The agent flags of `tau run`. */
+export interface AgentUrlFlags {
+  agent?: string;
+  agentUrl?: string;
+  agentA2a?: string;
+  /** Seconds per call to the agent (default 600). */
+  agentTimeout?: string;
+}
+
+/** The definition the URL flags ask for, or null when neither is given. */
+export function urlAgentFromFlags(
+  flags: AgentUrlFlags,
+  env: Record<string, string | undefined>,
+): AgentDefinition | null {
+  if (flags.agentUrl !== undefined && flags.agentA2a !== undefined)
+    throw new UsageError("--agent-url and --agent-a2a exclude each other: pick one agent");
+  const url = flags.agentUrl ?? flags.agentA2a;
+  if (url === undefined) return null;
+  if (flags.agent !== undefined && flags.agent !== "llm_agent")
+    throw new UsageError(
+      `--agent ${flags.agent} and --agent-${flags.agentUrl ? "url" : "a2a"} exclude each other`,
+    );
+  const flag = flags.agentUrl !== undefined ? "--agent-url" : "--agent-a2a";
+  if (parseAgentUrl(url, flag).authorization)
+    throw new UsageError(
+      `${flag}: put credentials in TAU_AGENT_API_KEY, not in the URL (the command line is recorded to resume the run)`,
+    );
+  const apiKey = env.TAU_AGENT_API_KEY?.trim() || undefined;
+  const timeoutMs =
+    flags.agentTimeout === undefined
+      ? undefined
+      : parseNumberOption("--agent-timeout", flags.agentTimeout) * 1000;
+  if (timeoutMs === 0) throw new UsageError("--agent-timeout must be more than 0 seconds");
+  const common = { ...(apiKey ? { apiKey } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+  return flags.agentUrl !== undefined
+    ? chatCompletionsAgent({ baseUrl: flags.agentUrl, ...common })
+    : a2aAgent({ url: flags.agentA2a!, ...common });
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { Info } from "../core/results.ts";
+import { SimulationRun } from "../core/simulation.ts";
+import { Task } from "../core/task.ts";
+import { outcomeSymbol, renderSummary, renderTrajectory } from "./summary.ts";
+
+const info = Info.parse({
+  git_commit: "abc",
+  num_trials: 3,
+  max_steps: 200,
+  max_errors: 10,
+  seed: 300,
+  user_info: { implementation: "user_simulator", llm: "openai/gpt-4.1" },
+  agent_info: { implementation: "llm_agent", llm: "openai/gpt-4.1" },
+  environment_info: { domain_name: "retail", policy: "be nice" },
+  taubench: { format_version: 1, version: "0.1.0", judge_llm: null },
+});
+const tasks = ["t1", "t2"].map((id) => Task.parse({ id, user_scenario: { instructions: id } }));
+
+function sim(taskId: string, trial: number, reward: number | null, extra: Record<string, unknown> = {}) {
+  return SimulationRun.parse({
+    id: `${taskId}-${trial}`,
+    task_id: taskId,
+    start_time: "s",
+    end_time: "e",
+    duration: 12.5,
+    termination_reason: reward === null ? "infrastructure_error" : "user_stop",
+    reward_info:
+      reward === null
+        ? null
+        : { reward, info: extra.notEvaluated ? { not_evaluated: ["NL_ASSERTION"] } : null },
+    agent_cost: reward === null ? null : 0.02,
+    trial,
+    seed: 1,
+    info: reward === null ? { error: "HTTP 500 from provider\nstack…", error_type: "LlmError" } : null,
+    messages: [
+      { role: "assistant", content: "Hi! How can I help you today?", turn_idx: 0, cost: 0 },
+      { role: "user", content: "cancel my order", turn_idx: 1 },
+      {
+        role: "assistant",
+        content: null,
+        turn_idx: 2,
+        tool_calls: [{ id: "c", name: "cancel_order", arguments: { order_id: "#1" } }],
+      },
+      { role: "tool", id: "c", content: "x".repeat(50), turn_idx: 3, error: true },
+    ],
+  });
+}
+
+describe("renderSummary", () => {
+  const simulations = [
+    sim("t1", 0, 1),
+    sim("t1", 1, 1),
+    sim("t1", 2, 0),
+    sim("t2", 0, 1, { notEvaluated: true }),
+    sim("t2", 1, null),
+    sim("t2", 2, 1),
+  ];
+  const text = renderSummary({ info, tasks, simulations });
+
+  it("shows pass^k for each k, the interval, costs and terminations", () => {
+    expect(text).toContain(
+      "Domain retail — agent llm_agent (openai/gpt-4.1), user user_simulator (openai/gpt-4.1)",
+    );
+    expect(text).toContain(
+      "Simulations 6 (5 evaluated, 1 infrastructure errors) · tasks 2 · trials 3 · seed 300",
+    );
+    // t1: 2/3, t2: 2/2 evaluated; K lowered to 2 (t2 has 2 evaluated trials)
+    expect(text).toMatch(/pass\^k\s+k=1\s+k=2\n\s+0\.833\s+0\.667/);
+    expect(text).toMatch(/\n95% low\s+0\.\d{3}\s+0\.\d{3}\n95% high\s+1\.000\s+1\.000\n/);
+    expect(text).toContain("intervals: 95% percentile bootstrap over 2 tasks (2000 resamples, seed 31243)");
+    expect(text).toContain("note: k stops at 2");
+    expect(text).toContain("Cost per simulation  agent $0.0200 · user n/a");
+    expect(text).toContain("Termination  user_stop 5");
+  });
+
+  it("is the same text whatever order the simulations were read in", () => {
+    const mixed = [
+      ...simulations,
+      { ...sim("t1", 3, 0), termination_reason: "max_steps" as const },
+      sim("x10", 0, 1),
+      sim("x9", 0, 0),
+    ];
+    const forward = renderSummary({ info, tasks, simulations: mixed });
+    expect(renderSummary({ info, tasks, simulations: [...mixed].reverse() })).toBe(forward);
+    expect(forward).toContain("Termination  user_stop 7 · max_steps 1");
+    // Tasks missing from the task list come after it, in task-id order.
+    expect(forward).toMatch(/ {2}t2 .*\n {2}x9 .*\n {2}x10 /);
+  });
+
+  it("says NL assertions were not judged, and why", () => {
+    expect(text).toContain("NL assertions NOT evaluated in 1 simulation(s) (--judge none)");
+  });
+
+  it("lists infrastructure errors apart, first line of the error only", () => {
+    expect(text).toContain(
+      "Infrastructure errors (not scored, re-run on resume): 1\n  t2 trial 1: HTTP 500 from provider\n",
+    );
+  });
+
+  it("draws the per-task grid across trials", () => {
+    expect(text).toContain("  task  0 1 2\n  t1    ✓ ✓ ✗\n  t2    ✓ ! ✓");
+  });
+
+  it("says which texts the models saw", () => {
+    // The stamp predates `prompts`: such runs used taubench's own wording.
+    expect(text).toContain("\nPrompts taubench's own wording (not upstream's exact texts)\n");
+    const exact = {
+      ...info,
+      taubench: { ...info.taubench!, prompts: "upstream", prompts_sha256: "ab".repeat(32) },
+    };
+    expect(renderSummary({ info: exact, tasks, simulations })).toContain(
+      "\nPrompts upstream's exact texts (sha256 abababababab…)\n",
+    );
+    const { taubench: _stamp, ...upstreamFile } = info;
+    expect(renderSummary({ info: upstreamFile, tasks, simulations })).toContain(
+      "\nPrompts upstream's (written by tau2)\n",
+    );
+  });
+});
+
+describe("renderTrajectory", () => {
+  it("prints the header, the grading and the conversation with clipped tool output", () => {
+    const text = renderTrajectory(sim("t1", 2, 0), { maxToolChars: 10 });
+    expect(text.split("\n")[0]).toBe("Task t1 · trial 2 · seed 1 · ✗ reward 0.000 · user_stop");
+    expect(text).toContain('    → cancel_order({"order_id":"#1"})');
+    expect(text).toContain("[3] tool ERROR → assistant\n    xxxxxxxxxx… (50 chars)");
+  });
+  it("shows the error of an infrastructure failure", () => {
+    expect(renderTrajectory(sim("t2", 1, null))).toContain("Error (LlmError): HTTP 500 from provider");
+  });
+});
+
+describe("outcomeSymbol", () => {
+  it("marks success, failure, infrastructure errors and missing runs", () => {
+    expect([sim("a", 0, 1), sim("a", 0, 0.5), sim("a", 0, null), undefined].map(outcomeSymbol)).toEqual([
+      "✓",
+      "✗",
+      "!",
+      "·",
+    ]);
+  });
+});
