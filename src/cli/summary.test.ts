@@ -104,7 +104,9 @@ describe("renderSummary", () => {
 
   it("says which texts the models saw", () => {
     // The stamp predates `prompts`: such runs used taubench's own wording.
-    expect(text).toContain("\nPrompts taubench's own wording (not upstream's exact texts)\n");
+    expect(text).toContain(
+      "\nPrompts not upstream's exact texts (taubench's own wording, or a participant's own prompts)\n",
+    );
     const exact = {
       ...info,
       taubench: { ...info.taubench!, prompts: "upstream", prompts_sha256: "ab".repeat(32) },

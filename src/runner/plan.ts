@@ -389,13 +389,10 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
   const seeds = trialSeeds(config.seed, config.numTrials);
-  const prompts = runPrompts(
-    config.dataDir,
-    domain,
-    agent,
-    user,
-    agentParticipant.source.kind === "registry",
-  );
+  const prompts = runPrompts(config.dataDir, domain, agent, user, {
+    agent: agentParticipant.source.kind === "registry",
+    user: userParticipant.source.kind === "registry",
+  });
   const fingerprint = runFingerprint({
     config,
     domain,

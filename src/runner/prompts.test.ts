@@ -59,10 +59,12 @@ describe.skipIf(!dataDir || !sources)("runPrompts (skipped: no ../shared data an
       loadDomain("airline", withTexts),
       own,
       getUserDefinition("user_simulator"),
-      false,
+      { agent: false, user: true },
     );
     expect(mine.wording).toBe("paraphrased");
-    expect(mine.note).toContain("agent 'terse' has a prompt of its own");
+    expect(mine.note).toBe(
+      "Prompts: not upstream's exact texts (agent 'terse' is not one of upstream's agents, its prompts are its own); scores are not the leaderboard's experiment.",
+    );
     const banking = (retrievalConfig: string) =>
       runPrompts(
         withTexts,

@@ -34,28 +34,31 @@ export function runPrompts(
   domain: Domain,
   agent: AgentDefinition,
   user: UserDefinition,
-  /** Whether the agent is a built-in one (a module's or an adapter's prompt is its author's, not taubench's). */
-  agentBuiltIn = true,
+  /** Which participants are built-in ones (a module's or an adapter's prompt is its author's). */
+  builtIn: { agent: boolean; user: boolean } = { agent: true, user: true },
 ): RunPrompts {
   const texts = loadUpstreamTexts(dataDir);
   const agentInstructions = agent.wordedInstructions
     ? agent.wordedInstructions(agentWording(texts))
     : agent.instructions;
   const reasons: string[] = [];
-  if (!texts) reasons.push(`no upstream texts in ${dirname(textsPath(dataDir))}; ${TEXTS_HOW_TO}`);
+  if (!texts)
+    reasons.push(
+      `no upstream texts in ${dirname(textsPath(dataDir))}, so taubench uses its own wording; ${TEXTS_HOW_TO}`,
+    );
   else {
     if (!domain.upstreamTexts) {
       // The domain's own notes say which of its texts are ours (banking's reranker prompt, say).
       const notes = domain.notices?.() ?? [];
       reasons.push(...(notes.length > 0 ? notes : [`domain '${domain.name}' uses texts of taubench's own`]));
     }
-    if (agent.needsLlm && !agent.wordedInstructions)
-      reasons.push(
-        agentBuiltIn && !agent.origin
-          ? `agent '${agent.name}' has a prompt of taubench's own`
-          : `agent '${agent.name}' has a prompt of its own`,
-      );
-    if (user.needsLlm && !user.speaksUpstreamTexts)
+    // Another agent (a module, an adapter) may prompt any model any way: not upstream's agent.
+    if (!builtIn.agent || agent.origin)
+      reasons.push(`agent '${agent.name}' is not one of upstream's agents, its prompts are its own`);
+    else if (agent.needsLlm && !agent.wordedInstructions)
+      reasons.push(`agent '${agent.name}' has a prompt of taubench's own`);
+    if (!builtIn.user) reasons.push(`user '${user.name}' is not upstream's user simulator`);
+    else if (user.needsLlm && !user.speaksUpstreamTexts)
       reasons.push(`user '${user.name}' has a prompt of taubench's own`);
   }
   const wording: PromptsWording = reasons.length === 0 ? "upstream" : "paraphrased";
@@ -66,7 +69,7 @@ export function runPrompts(
     note:
       reasons.length === 0
         ? null
-        : `Prompts: taubench's own wording, not upstream's exact texts (${reasons.join("; ")}); scores are not the leaderboard's experiment.`,
+        : `Prompts: not upstream's exact texts (${reasons.join("; ")}); scores are not the leaderboard's experiment.`,
     agentInstructions,
   };
 }
@@ -102,7 +105,7 @@ export function describePrompts(prompts: RecordedPrompts): string {
     case "upstream-tau2":
       return "upstream's (written by tau2)";
     case "paraphrased":
-      return "taubench's own wording (not upstream's exact texts)";
+      return "not upstream's exact texts (taubench's own wording, or a participant's own prompts)";
     default: {
       const never: never = prompts.wording;
       throw new Error(`unknown wording ${String(never)}`);

@@ -8,15 +8,17 @@
  *
  * - against the developer-visible golden sample (`../shared/golden-sample/requests/`), byte for byte;
  * - against `fixtures/upstream-requests.json`: sha256 digests of the requests upstream's own code
- *   made for 42 runs of every domain and agent, and of banking's retrieval configurations
- *   (`scripts/upstream-requests-reference.py`).
+ *   made for 42 runs of every domain and agent, and of five of banking's retrieval configurations
+ *   (`scripts/upstream-requests-reference.py`); banking's other configurations combine pieces of
+ *   those (see below).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pyDumps } from "../core/py-json.ts";
-import { domainNames } from "../domains/registry.ts";
+import { RETRIEVAL_CONFIG_NAMES } from "../domains/banking_knowledge/retrieval/variants.ts";
+import { domainNames, loadDomain } from "../domains/registry.ts";
 import { createLlmClient } from "../llm/index.ts";
 import { type FakeProvider, type FakeRequest, startFakeProvider } from "../testing/fake-provider.ts";
 import { offlineRunConfig } from "../testing/run-config.ts";
@@ -108,10 +110,16 @@ describe.skipIf(!sharedData || !sources)(
         }),
       providerKey: (model) => model,
       // banking's AllTools needs an embedder to start; no search runs here, so it is never called.
+      // banking's dense and reranking configs need their services to start; no search runs here.
       retrievalServices: () => ({
         embedder: {
           embed: async () => {
             throw new Error("no embeddings in this test");
+          },
+        },
+        rater: {
+          rate: async () => {
+            throw new Error("no reranking in this test");
           },
         },
       }),
@@ -124,6 +132,7 @@ describe.skipIf(!sharedData || !sources)(
       user: string,
       taskId: string,
       retrievalConfig: string | null = null,
+      wording: "upstream" | "paraphrased" = "upstream",
     ): Promise<FakeRequest[]> {
       fake.requests.length = 0;
       userTurns = 0;
@@ -141,7 +150,7 @@ describe.skipIf(!sharedData || !sources)(
         }),
         deps(),
       );
-      expect(outcome.info.taubench?.prompts).toBe("upstream");
+      expect(outcome.info.taubench?.prompts).toBe(wording);
       return [...fake.requests];
     }
 
@@ -218,6 +227,56 @@ describe.skipIf(!sharedData || !sources)(
       expect(fixture.seed).toBe(626729);
     });
 
+    // The reference has five of banking's retrieval configs; the others combine the same pieces: a
+    // policy (its sha256 checked against the spec in banking.test.ts) in the same system prompt, and
+    // retrieval tools the reference covers (one text per tool name), in upstream's toolkit order.
+    const banking = cases.filter((c) => c.domain === "banking_knowledge");
+    const toolSha = new Map<string, string>();
+    for (const c of banking)
+      for (const request of c.requests)
+        request.tool_names?.forEach((name, i) => {
+          toolSha.set(name, request.tool_sha256![i]!);
+        });
+    const agentRequestOf = (c: ExpectedCase) => c.requests.find((r) => r.call === "agent_response")!;
+    const allTools = banking.find((c) => c.retrieval_config === null)!;
+    const base = agentRequestOf(banking.find((c) => c.retrieval_config === "no_knowledge")!).tool_names!;
+    /** The retrieval tools before the base tools, as the spec's table (§7) gives them per config. */
+    const retrievalTools = (config: string): string[] => {
+      if (config.startsWith("alltools")) return ["KB_search_bm25", "KB_search_dense", "shell"];
+      if (config.startsWith("terminal_use")) return ["shell"];
+      if (config === "grep_only") return ["grep"];
+      if (config.startsWith("bm25") || config.includes("embeddings"))
+        return config.endsWith("_grep") ? ["KB_search", "grep"] : ["KB_search"];
+      return [];
+    };
+
+    it.each(RETRIEVAL_CONFIG_NAMES.filter((name) => !banking.some((c) => c.retrieval_config === name)))(
+      "sends upstream's tools and system prompt frame for banking_knowledge@%s",
+      async (config) => {
+        const reranks = config.includes("reranker");
+        const requests = await requestsOf(
+          "banking_knowledge",
+          "llm_agent",
+          "user_simulator",
+          allTools.task_id,
+          config,
+          // The reranker's prompt is ours, so such a run says it is not upstream's wording.
+          reranks ? "paraphrased" : "upstream",
+        );
+        const agentRequest = requests.find((request) => !isUserCall(request))!;
+        const digest = digestOf(agentRequest);
+        expect(digest.tool_names).toEqual([...retrievalTools(config), ...base]);
+        expect(digest.tool_sha256).toEqual(digest.tool_names!.map((name: string) => toolSha.get(name)));
+        const domain = loadDomain("banking_knowledge", dataDir);
+        const policy = domain.configure!({ retrievalConfig: config }).policy();
+        const system = content(agentRequest, 0);
+        expect(system).toContain(policy);
+        // With the default config's policy in its place, it is the reference's system prompt.
+        const reference = domain.configure!({ retrievalConfig: "alltools" }).policy();
+        expect(sha(system.replace(policy, () => reference))).toBe(agentRequestOf(allTools).system_sha256);
+      },
+    );
+
     it("says so when the data folder has no texts: paraphrased, one line at the start", async () => {
       const lines: string[] = [];
       const outcome = await executeRun(
@@ -238,7 +297,7 @@ describe.skipIf(!sharedData || !sources)(
       );
       expect(outcome.info.taubench).toMatchObject({ prompts: "paraphrased", prompts_sha256: null });
       expect(lines[0]).toBe(
-        `Prompts: taubench's own wording, not upstream's exact texts (no upstream texts in ${join(sharedData!, "taubench")}; run \`tau data pull\`, or \`tau data extract-texts --from <tau2-bench checkout>\`); scores are not the leaderboard's experiment.`,
+        `Prompts: not upstream's exact texts (no upstream texts in ${join(sharedData!, "taubench")}, so taubench uses its own wording; run \`tau data pull\`, or \`tau data extract-texts --from <tau2-bench checkout>\`); scores are not the leaderboard's experiment.`,
       );
       expect(lines[1]).toMatch(/^Run /);
       expect(lines.filter((line) => line.startsWith("Prompts:"))).toHaveLength(1);

@@ -616,14 +616,14 @@ describe("tau compare verdicts", () => {
     writeRun(join(dir, "old.json"), () => 0, { taubench: {} });
     const { text: mixed } = await compareCommand(join(dir, "exact.json"), join(dir, "paraphrased.json"));
     expect(mixed).toContain(
-      "prompts A: upstream's exact texts (sha256 bec56245430a…); B: taubench's own wording (not upstream's exact texts)",
+      "prompts A: upstream's exact texts (sha256 bec56245430a…); B: not upstream's exact texts (taubench's own wording, or a participant's own prompts)",
     );
     expect(mixed).toContain("warning: the runs' models saw different prompt texts");
     expect((await compareCommand(join(dir, "exact.json"), join(dir, "also-exact.json"))).text).not.toContain(
       "warning",
     );
     const { text: old } = await compareCommand(join(dir, "old.json"), join(dir, "exact.json"));
-    expect(old).toContain("prompts A: taubench's own wording");
+    expect(old).toContain("prompts A: not upstream's exact texts");
     expect(old).toContain("warning:");
   });
 
