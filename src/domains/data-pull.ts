@@ -83,7 +83,7 @@ const OFFLINE_HINT =
   "Without network access, fetch the release archive some other way and pass it with --url FILE.tar.gz, or point TAU_DATA_DIR (or --data-dir) at a copy of upstream's data/tau2 folder";
 
 /** Fetches the archive bytes from an http(s) URL or reads a local file. */
-async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> {
+export async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> {
   if (!/^https?:\/\//.test(url)) {
     try {
       return readFileSync(url.replace(/^file:\/\//, ""));
@@ -113,8 +113,8 @@ export interface PullResult {
   dest: string;
   files: number;
   bytes: number;
-  /** The texts file extracted from the archive's sources (null when the pull was told not to). */
-  texts: { path: string; entries: number; sha256: string } | null;
+  /** The texts file extracted from the archive's sources (null when the pull was told not to; τ-bench's pull has its texts among its files). */
+  texts?: { path: string; entries: number; sha256: string } | null;
 }
 
 /** Options of {@link pullData}. */
@@ -136,46 +136,17 @@ export interface PullOptions {
 export async function pullData(options: PullOptions): Promise<PullResult> {
   const manifest = options.manifest ?? DATA_MANIFEST;
   const textSource = options.textSource === undefined ? TAU2_TEXT_SOURCE : options.textSource;
-  assertReplaceable(options.dest, manifest, textSource);
+  const textsPath = textsRelativePath(textSource ?? TAU2_TEXT_SOURCE);
+  assertReplaceable(options.dest, [...manifest, { path: textsPath }]);
   const url = options.url ?? DEFAULT_DATA_URL;
-  const raw = await fetchArchive(url, options.signal);
-  let tar: Buffer;
-  try {
-    // A plain tar is accepted too (its `ustar` magic sits at byte 257); anything else is not an archive.
-    if (raw[0] === 0x1f && raw[1] === 0x8b) tar = gunzipSync(raw);
-    else if (raw.subarray(257, 262).toString("latin1") === "ustar") tar = raw;
-    else
-      throw new DataDirError(`${url} is not a gzip archive (nor a tar file); expected the release .tar.gz`);
-  } catch (error) {
-    if (error instanceof DataDirError) throw error;
-    throw new DataDirError(`${url} is not a valid gzip archive: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
   const byPath = new Map<string, Buffer>();
   const sources = new Map<string, Buffer>();
-  for (const entry of parseTar(tar)) {
-    // Drop the archive's top-level folder (`tau2-bench-1.0.1/`), then keep data/tau2/... and the sources.
-    const inner = entry.path.replace(/^[^/]+\//, "");
-    if (inner.startsWith(ARCHIVE_DATA_PREFIX))
-      byPath.set(inner.slice(ARCHIVE_DATA_PREFIX.length), entry.data);
-    else if (inner.endsWith(".py")) sources.set(inner, entry.data);
+  for (const [inner, data] of unpackArchive(await fetchArchive(url, options.signal), url)) {
+    // Keep data/tau2/... (below the archive's top-level folder, e.g. `tau2-bench-1.0.1/`) and the sources.
+    if (inner.startsWith(ARCHIVE_DATA_PREFIX)) byPath.set(inner.slice(ARCHIVE_DATA_PREFIX.length), data);
+    else if (inner.endsWith(".py")) sources.set(inner, data);
   }
-  const problems: string[] = [];
-  for (const file of manifest) {
-    const data = byPath.get(file.path);
-    if (!data) {
-      problems.push(`${file.path}: missing from the archive`);
-      continue;
-    }
-    const sha = createHash("sha256").update(data).digest("hex");
-    if (sha !== file.sha256) {
-      const lfs = data.subarray(0, 40).toString("latin1").startsWith("version https://git-lfs");
-      problems.push(
-        `${file.path}: checksum mismatch (got ${sha.slice(0, 12)}…, expected ${file.sha256.slice(0, 12)}…${lfs ? "; the archive holds a Git LFS pointer, not the file" : ""})`,
-      );
-    }
-  }
+  const problems = checksumProblems(manifest, byPath);
   if (problems.length > 0) {
     throw new DataDirError(
       `The archive at ${url} does not match the pinned data (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${problems.join("; ")}. Nothing was written.`,
@@ -194,31 +165,88 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
     throw new DataDirError(
       `The texts extracted from ${url} are not the pinned ones (sha256 ${textsSha?.slice(0, 12)}…, expected ${textSource.textsSha256.slice(0, 12)}…). Nothing was written.`,
     );
-  const staging = `${options.dest}.partial-${process.pid}`;
+  const files = manifest.map((file) => ({ path: file.path, data: byPath.get(file.path)! }));
+  if (texts !== null) files.push({ path: textsPath, data: Buffer.from(texts, "utf8") });
+  const bytes = installFolder(options.dest, files);
+  return {
+    dest: options.dest,
+    files: manifest.length,
+    bytes,
+    texts:
+      texts !== null && textsSha !== null
+        ? {
+            path: join(options.dest, textsPath),
+            entries: Object.keys(JSON.parse(texts).entries).length,
+            sha256: textsSha,
+          }
+        : null,
+  };
+}
+
+/** One line per manifest file that is missing from `files` or has other bytes than pinned. */
+export function checksumProblems(
+  manifest: readonly Pick<ManifestEntry, "path" | "sha256">[],
+  files: ReadonlyMap<string, Buffer>,
+): string[] {
+  const problems: string[] = [];
+  for (const file of manifest) {
+    const data = files.get(file.path);
+    if (!data) {
+      problems.push(`${file.path}: missing from the archive`);
+      continue;
+    }
+    const sha = createHash("sha256").update(data).digest("hex");
+    if (sha !== file.sha256) {
+      const lfs = data.subarray(0, 40).toString("latin1").startsWith("version https://git-lfs");
+      problems.push(
+        `${file.path}: checksum mismatch (got ${sha.slice(0, 12)}…, expected ${file.sha256.slice(0, 12)}…${lfs ? "; the archive holds a Git LFS pointer, not the file" : ""})`,
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * The regular files of a (gzipped) tar archive by path, the archive's single
+ * top-level folder (`<repo>-<ref>/`) removed.
+ */
+export function unpackArchive(raw: Buffer, url: string): Map<string, Buffer> {
+  let tar: Buffer;
+  try {
+    // A plain tar is accepted too (its `ustar` magic sits at byte 257); anything else is not an archive.
+    if (raw[0] === 0x1f && raw[1] === 0x8b) tar = gunzipSync(raw);
+    else if (raw.subarray(257, 262).toString("latin1") === "ustar") tar = raw;
+    else
+      throw new DataDirError(`${url} is not a gzip archive (nor a tar file); expected the release .tar.gz`);
+  } catch (error) {
+    if (error instanceof DataDirError) throw error;
+    throw new DataDirError(`${url} is not a valid gzip archive: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const out = new Map<string, Buffer>();
+  for (const entry of parseTar(tar)) out.set(entry.path.replace(/^[^/]+\//, ""), entry.data);
+  return out;
+}
+
+/**
+ * Writes verified files into a staging folder and then moves it into place
+ * as `dest` (replacing an earlier pull). Returns the bytes written.
+ */
+export function installFolder(dest: string, files: readonly { path: string; data: Buffer }[]): number {
+  const staging = `${dest}.partial-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   let bytes = 0;
-  for (const file of manifest) {
-    const data = byPath.get(file.path)!;
+  for (const file of files) {
     const target = join(staging, file.path);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, data);
-    bytes += data.length;
+    writeFileSync(target, file.data);
+    bytes += file.data.length;
   }
-  let textsResult: PullResult["texts"] = null;
-  if (textSource && texts !== null && textsSha !== null) {
-    const relative = textsRelativePath(textSource);
-    mkdirSync(dirname(join(staging, relative)), { recursive: true });
-    writeFileSync(join(staging, relative), texts);
-    textsResult = {
-      path: join(options.dest, relative),
-      entries: Object.keys(JSON.parse(texts).entries).length,
-      sha256: textsSha,
-    };
-  }
-  mkdirSync(dirname(options.dest), { recursive: true });
-  rmSync(options.dest, { recursive: true, force: true });
-  renameSync(staging, options.dest);
-  return { dest: options.dest, files: manifest.length, bytes, texts: textsResult };
+  mkdirSync(dirname(dest), { recursive: true });
+  rmSync(dest, { recursive: true, force: true });
+  renameSync(staging, dest);
+  return bytes;
 }
 
 function filesBelow(dir: string): string[] {
@@ -236,16 +264,11 @@ function filesBelow(dir: string): string[] {
  * (an earlier pull, or a copy of upstream's data folder): anything else is a
  * folder the user did not mean to lose.
  */
-function assertReplaceable(
-  dest: string,
-  manifest: readonly ManifestEntry[],
-  textSource: TextSource | null,
-): void {
+export function assertReplaceable(dest: string, manifest: readonly Pick<ManifestEntry, "path">[]): void {
   if (!existsSync(dest)) return;
   if (!statSync(dest).isDirectory())
     throw new DataDirError(`${dest} exists and is not a folder; choose another --dest`);
   const known = new Set(manifest.map((file) => file.path));
-  known.add(textsRelativePath(textSource ?? TAU2_TEXT_SOURCE));
   const foreign = filesBelow(dest)
     .map((path) => relative(dest, path).split("\\").join("/"))
     .filter((path) => !known.has(path));

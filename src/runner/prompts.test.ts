@@ -5,7 +5,7 @@ import { configureDomain, loadDomain } from "../domains/registry.ts";
 import { TAU2_TEXT_SOURCE } from "../domains/texts/tau2.ts";
 import { dataDirWithUpstreamTexts, tau2SourceDir } from "../testing/upstream-texts.ts";
 import { getUserDefinition } from "../users/registry.ts";
-import { recordedPrompts, runPrompts, usedUpstreamPrompts } from "./prompts.ts";
+import { recordedPrompts, runPrompts, tau1RunPrompts, usedUpstreamPrompts } from "./prompts.ts";
 
 describe("usedUpstreamPrompts (what a submission's modified_prompts is the opposite of)", () => {
   it("is true for runs recorded as upstream and for files upstream's tau2 wrote, false otherwise", () => {
@@ -23,6 +23,22 @@ describe("usedUpstreamPrompts (what a submission's modified_prompts is the oppos
       wording: "upstream",
       sha256: "ab",
     });
+  });
+});
+
+describe("tau1RunPrompts", () => {
+  it("follows τ-bench's stamp and names the texts that are ours", () => {
+    const agent = { instructions: "x" };
+    const exact = tau1RunPrompts({ prompts: "upstream", texts: { tools_info: "upstream" } }, agent);
+    expect(exact).toMatchObject({ wording: "upstream", note: null, texts: null });
+    const ours = tau1RunPrompts(
+      { prompts: "paraphrased", texts: { tools_info: "upstream", react_instruction: "paraphrased" } },
+      agent,
+    );
+    expect(ours.wording).toBe("paraphrased");
+    expect(ours.note).toBe(
+      "Prompts: not upstream's exact texts (taubench's own wording of τ-bench's react_instruction; `tau data pull --tau1` extracts upstream's); scores are not the leaderboard's experiment.",
+    );
   });
 });
 

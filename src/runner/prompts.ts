@@ -74,6 +74,29 @@ export function runPrompts(
   };
 }
 
+/**
+ * The wording of a run on an original τ-bench domain, from its stamp (`info.taubench.tau1`: which
+ * of its prompt texts came from the τ-bench data folder's `texts/`).
+ */
+export function tau1RunPrompts(
+  stamp: { prompts?: unknown; texts?: unknown },
+  agent: Pick<AgentDefinition, "instructions">,
+): RunPrompts {
+  const used = (stamp.texts ?? {}) as Record<string, string>;
+  const ours = Object.keys(used).filter((name) => used[name] !== "upstream");
+  const wording: PromptsWording = stamp.prompts === "upstream" ? "upstream" : "paraphrased";
+  return {
+    wording,
+    texts: null,
+    sha256: null,
+    note:
+      wording === "upstream"
+        ? null
+        : `Prompts: not upstream's exact texts (taubench's own wording of τ-bench's ${ours.join(", ") || "prompts"}; \`tau data pull --tau1\` extracts upstream's); scores are not the leaderboard's experiment.`,
+    agentInstructions: agent.instructions,
+  };
+}
+
 /** How a results file says its models were prompted. */
 export interface RecordedPrompts {
   /** `upstream-tau2`: the file was written by upstream's own tau2 (no taubench stamp). */

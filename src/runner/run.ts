@@ -24,6 +24,9 @@ import { planRun, type RunConfig, type RunPlan } from "./plan.ts";
 import { clientEndpoints, createRunClients, type LlmFactory, type SimulationClients } from "./run-clients.ts";
 import { describeRun, openResumeState, runRecordChanged } from "./resume.ts";
 import { SimulationRunner } from "./simulation-runner.ts";
+import { exportTau1Results } from "./tau1-results.ts";
+import type { HumanIo } from "../users/tau1-users.ts";
+import { isTau1Domain } from "../domains/tau1/index.ts";
 import { UsageSession } from "./usage-session.ts";
 
 export {
@@ -53,6 +56,8 @@ export interface RunDependencies extends LlmFactory {
    * anything is written or run (checks that should stop a run early go here).
    */
   beforeFirstSimulation?(plan: RunPlan, clients: SimulationClients): Promise<void> | void;
+  /** The terminal of the original τ-bench `human` user strategy. */
+  humanUser?: HumanIo;
 }
 
 /** How a run ended. */
@@ -130,7 +135,12 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
   const writer = await CheckpointWriter.open(checkpointPath);
   try {
     if (runRecordChanged(resume.previous, record) || endpointsChanged) await writer.append(record);
-    const runner = new SimulationRunner(plan, clients, onLlmEvent);
+    const runner = new SimulationRunner(
+      plan,
+      clients,
+      onLlmEvent,
+      deps.humanUser ? { humanUser: deps.humanUser } : {},
+    );
     session.startSaving(writer, deps.usageSaveIntervalMs ?? 30_000);
     emit({
       type: "run_started",
@@ -180,7 +190,11 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
     const outcomeInfo: Info = info.taubench
       ? { ...info, taubench: { ...info.taubench, llm_usage: runUsageToPy(runUsage) } }
       : info;
-    if (config.writeResultsJson ?? true) await exportResults(checkpointPath, config.resultsPath);
+    if (config.writeResultsJson ?? true) {
+      // The original τ-bench domains export τ-bench's own results format (a list of EnvRunResult).
+      if (isTau1Domain(plan.domain)) await exportTau1Results(checkpointPath, config.resultsPath, plan.domain);
+      else await exportResults(checkpointPath, config.resultsPath);
+    }
     return {
       resultsPath: config.resultsPath,
       checkpointPath,
