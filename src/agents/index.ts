@@ -20,6 +20,7 @@ export {
   registerAgent,
 } from "./registry.ts";
 export { REPLAY_CLOSING, USER_ACTION_REQUEST, userActionRequest } from "../core/offline-protocol.ts";
+export { type AgentWording, agentWording, TAUBENCH_AGENT_WORDING } from "./prompts.ts";
 export { ReplayAgent } from "./replay-agent.ts";
 export { parseTextAction, TextAgent, type TextAgentStyle } from "./text-agent.ts";
 export type { Agent, AgentInput } from "./types.ts";

@@ -9,13 +9,7 @@ import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmClient, LlmRequest } from "../llm/types.ts";
 import { AgentError } from "./errors.ts";
 import { expandInput, responseToAssistantMessage, toLlmMessages } from "./llm-context.ts";
-import {
-  AGENT_INSTRUCTION,
-  agentSystemPrompt,
-  DONE_TOOL_NAME,
-  goldPlanSystemPrompt,
-  soloSystemPrompt,
-} from "./prompts.ts";
+import { type AgentWording, DONE_TOOL, DONE_TOOL_NAME, TAUBENCH_AGENT_WORDING } from "./prompts.ts";
 import type { Agent, AgentInput } from "./types.ts";
 
 /** The solo agent's stop token (what a `done` call is rewritten to). */
@@ -47,15 +41,8 @@ export interface LlmAgentOptions {
   solo?: boolean;
 }
 
-/** The `done` tool added to the solo agent's tools (never executed: the call is rewritten). */
-export const DONE_TOOL: ToolSchema = {
-  type: "function",
-  function: {
-    name: DONE_TOOL_NAME,
-    description: "Call this when you have finished the task.",
-    parameters: { properties: {}, title: "parameters", type: "object" },
-  },
-};
+/** The `done` tool added to the solo agent's tools with taubench's wording (see {@link AgentWording.doneTool}). */
+export { DONE_TOOL };
 
 /** A function-calling agent over an {@link LlmClient}. */
 export class LlmAgent implements Agent<LlmAgentState> {
@@ -138,12 +125,14 @@ export function createLlmAgent(options: {
   tools: ToolSchema[];
   policy: string;
   llmArgs?: Record<string, unknown>;
+  /** Upstream's texts or taubench's own (the default). */
+  wording?: AgentWording;
 }): LlmAgent {
   return new LlmAgent({
     name: "llm_agent",
     llm: options.llm,
     tools: options.tools,
-    systemPrompt: agentSystemPrompt(AGENT_INSTRUCTION, options.policy),
+    systemPrompt: (options.wording ?? TAUBENCH_AGENT_WORDING).systemPrompt(options.policy),
     llmArgs: options.llmArgs ?? {},
     toolChoice: "auto",
   });
@@ -156,12 +145,16 @@ export function createGoldPlanAgent(options: {
   policy: string;
   task: Task;
   llmArgs?: Record<string, unknown>;
+  wording?: AgentWording;
 }): LlmAgent {
   return new LlmAgent({
     name: "llm_agent_gt",
     llm: options.llm,
     tools: options.tools,
-    systemPrompt: goldPlanSystemPrompt(options.policy, options.task),
+    systemPrompt: (options.wording ?? TAUBENCH_AGENT_WORDING).goldPlanSystemPrompt(
+      options.policy,
+      options.task,
+    ),
     llmArgs: options.llmArgs ?? {},
     toolChoice: "auto",
   });
@@ -174,12 +167,14 @@ export function createSoloAgent(options: {
   policy: string;
   task: Task;
   llmArgs?: Record<string, unknown>;
+  wording?: AgentWording;
 }): LlmAgent {
+  const wording = options.wording ?? TAUBENCH_AGENT_WORDING;
   return new LlmAgent({
     name: "llm_agent_solo",
     llm: options.llm,
-    tools: [...options.tools.filter((tool) => tool.function.name !== DONE_TOOL_NAME), DONE_TOOL],
-    systemPrompt: soloSystemPrompt(options.policy, options.task.ticket),
+    tools: [...options.tools.filter((tool) => tool.function.name !== DONE_TOOL_NAME), wording.doneTool],
+    systemPrompt: wording.soloSystemPrompt(options.policy, options.task.ticket),
     llmArgs: options.llmArgs ?? {},
     toolChoice: "required",
     solo: true,

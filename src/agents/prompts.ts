@@ -1,10 +1,14 @@
 /**
- * System prompts of the LLM agents. The layout (tags, block order, line
- * joins) is upstream's (spec §3.2–3.4); the instruction texts are our own
- * wording of the same instructions.
+ * System prompts of the LLM agents. With upstream's texts in the data folder
+ * they are upstream's, byte for byte (spec upstream-texts.md §3); without them
+ * taubench's own wording of the same instructions, in upstream's layout (tags,
+ * block order, line joins).
  */
 import { pyStr } from "../core/py-json.ts";
 import type { Action, Task } from "../core/task.ts";
+import type { UpstreamTexts } from "../domains/texts/store.ts";
+import { TAU2_TEXT } from "../domains/texts/tau2.ts";
+import { type ToolSchema, toolSchema } from "../env/toolkit.ts";
 
 const TURN_RULES = [
   "On each turn you may do exactly one of the following:",
@@ -87,4 +91,88 @@ export function goldPlanSystemPrompt(policy: string, task: Task): string {
 /** The solo system prompt: instructions, policy, then the ticket. */
 export function soloSystemPrompt(policy: string, ticket: string | null): string {
   return `${agentSystemPrompt(AGENT_SOLO_INSTRUCTION, policy)}\n<ticket>\n${pyStr(ticket)}\n</ticket>`;
+}
+
+/** The `done` tool added to the solo agent's tools (never executed: the call is rewritten). */
+export const DONE_TOOL: ToolSchema = {
+  type: "function",
+  function: {
+    name: DONE_TOOL_NAME,
+    description: "Call this when you have finished the task.",
+    parameters: { properties: {}, title: "parameters", type: "object" },
+  },
+};
+
+/** The texts the LLM agents are built from: upstream's, or taubench's own. */
+export interface AgentWording {
+  /** `upstream` when every text is upstream's exact text. */
+  readonly source: "upstream" | "taubench";
+  /** The fixed instruction texts (hashed into results). */
+  readonly instruction: string;
+  readonly goldPlanInstruction: string;
+  readonly soloInstruction: string;
+  systemPrompt(policy: string): string;
+  goldPlanSystemPrompt(policy: string, task: Task): string;
+  soloSystemPrompt(policy: string, ticket: string | null): string;
+  readonly doneTool: ToolSchema;
+}
+
+/** taubench's own wording. */
+export const TAUBENCH_AGENT_WORDING: AgentWording = {
+  source: "taubench",
+  instruction: AGENT_INSTRUCTION,
+  goldPlanInstruction: AGENT_GT_INSTRUCTION,
+  soloInstruction: AGENT_SOLO_INSTRUCTION,
+  systemPrompt: (policy) => agentSystemPrompt(AGENT_INSTRUCTION, policy),
+  goldPlanSystemPrompt,
+  soloSystemPrompt,
+  doneTool: DONE_TOOL,
+};
+
+function upstreamWording(texts: UpstreamTexts): AgentWording {
+  const instruction = texts.text(TAU2_TEXT.agentInstruction);
+  const goldPlanInstruction = texts.text(TAU2_TEXT.goldPlanInstruction);
+  const soloInstruction = texts.format(TAU2_TEXT.soloInstruction, { stop_function_name: DONE_TOOL_NAME });
+  const step = (action: Action, index: number) => {
+    const key = action.requestor === "user" ? TAU2_TEXT.goldPlanUserAction : TAU2_TEXT.goldPlanAgentAction;
+    return texts.format(TAU2_TEXT.goldPlanStep, {
+      number: String(index + 1),
+      instruction: texts.format(key, { call: actionCallText(action) }),
+    });
+  };
+  const done = texts.toolEntry(TAU2_TEXT.soloDoneTool);
+  return {
+    source: "upstream",
+    instruction,
+    goldPlanInstruction,
+    soloInstruction,
+    systemPrompt: (policy) =>
+      texts.format(TAU2_TEXT.agentSystemPrompt, { agent_instruction: instruction, domain_policy: policy }),
+    goldPlanSystemPrompt: (policy, task) =>
+      texts.format(TAU2_TEXT.goldPlanSystemPrompt, {
+        agent_instruction: goldPlanInstruction,
+        domain_policy: policy,
+        resolution_steps: (task.evaluation_criteria?.actions ?? []).map(step).join("\n"),
+      }),
+    soloSystemPrompt: (policy, ticket) =>
+      texts.format(TAU2_TEXT.soloSystemPrompt, {
+        agent_instruction: soloInstruction,
+        domain_policy: policy,
+        ticket: pyStr(ticket),
+      }),
+    doneTool: toolSchema({ name: done.name, description: done.description, params: [] }),
+  };
+}
+
+const upstreamWordings = new WeakMap<UpstreamTexts, AgentWording>();
+
+/** The agents' wording for a data folder's texts (upstream's when present, else taubench's). */
+export function agentWording(texts: UpstreamTexts | null | undefined): AgentWording {
+  if (!texts) return TAUBENCH_AGENT_WORDING;
+  let wording = upstreamWordings.get(texts);
+  if (!wording) {
+    wording = upstreamWording(texts);
+    upstreamWordings.set(texts, wording);
+  }
+  return wording;
 }

@@ -1,6 +1,7 @@
 /** The registry of agents: names, metadata (solo mode, needs a model, task filter) and factories. */
 import { UsageError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
+import type { UpstreamTexts } from "../domains/texts/store.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmEventListener } from "../llm/events.ts";
 import type { LlmClient } from "../llm/types.ts";
@@ -11,7 +12,13 @@ import {
   hasExpectedActions,
   isSoloTask,
 } from "./llm-agent.ts";
-import { AGENT_GT_INSTRUCTION, AGENT_INSTRUCTION, AGENT_SOLO_INSTRUCTION } from "./prompts.ts";
+import {
+  AGENT_GT_INSTRUCTION,
+  AGENT_INSTRUCTION,
+  AGENT_SOLO_INSTRUCTION,
+  type AgentWording,
+  agentWording,
+} from "./prompts.ts";
 import { ReplayAgent } from "./replay-agent.ts";
 import { TextAgent, textAgentSystemPrompt } from "./text-agent.ts";
 import type { Agent } from "./types.ts";
@@ -38,6 +45,8 @@ export interface AgentContext<Options = Record<string, unknown>> {
   seed: number;
   /** `--agent-options` (or `agentOptions` of the library), after the definition's `parseOptions`. */
   options: Options;
+  /** Upstream's texts from the data folder, when it has them (then the built-in LLM agents speak them). */
+  texts?: UpstreamTexts | null;
   /** The run's accounting of model calls (usage, cost, retries); agents that build their own client report here. */
   onLlmEvent?: LlmEventListener;
 }
@@ -64,6 +73,11 @@ export interface AgentDefinition<Options = Record<string, unknown>> {
   needsLlm: boolean;
   /** The fixed instruction text of its system prompt (hashed into results so prompt changes are visible). */
   instructions?: string;
+  /**
+   * For an agent that speaks upstream's texts when the data folder has them: its instruction text in a
+   * wording (this replaces `instructions` then). Agents without it always use their own wording.
+   */
+  wordedInstructions?: (wording: AgentWording) => string;
   /** Tasks the agent can run; others are skipped (upstream registry task filter). */
   taskFilter?: (task: Task) => boolean;
   /** Set by adapters (AI SDK, URL agents): recorded in results instead of `--agent-llm`. */
@@ -85,12 +99,14 @@ const definitions: AgentDefinition[] = [
     soloMode: false,
     needsLlm: true,
     instructions: AGENT_INSTRUCTION,
+    wordedInstructions: (wording) => wording.instruction,
     create: (ctx) =>
       createLlmAgent({
         llm: requireLlm("llm_agent", ctx),
         tools: ctx.tools,
         policy: ctx.policy,
         llmArgs: ctx.llmArgs,
+        wording: agentWording(ctx.texts),
       }),
   },
   {
@@ -99,6 +115,7 @@ const definitions: AgentDefinition[] = [
     soloMode: false,
     needsLlm: true,
     instructions: AGENT_GT_INSTRUCTION,
+    wordedInstructions: (wording) => wording.goldPlanInstruction,
     taskFilter: hasExpectedActions,
     create: (ctx) =>
       createGoldPlanAgent({
@@ -107,6 +124,7 @@ const definitions: AgentDefinition[] = [
         policy: ctx.policy,
         task: ctx.task,
         llmArgs: ctx.llmArgs,
+        wording: agentWording(ctx.texts),
       }),
   },
   {
@@ -115,6 +133,7 @@ const definitions: AgentDefinition[] = [
     soloMode: true,
     needsLlm: true,
     instructions: AGENT_SOLO_INSTRUCTION,
+    wordedInstructions: (wording) => wording.soloInstruction,
     taskFilter: isSoloTask,
     create: (ctx) =>
       createSoloAgent({
@@ -123,6 +142,7 @@ const definitions: AgentDefinition[] = [
         policy: ctx.policy,
         task: ctx.task,
         llmArgs: ctx.llmArgs,
+        wording: agentWording(ctx.texts),
       }),
   },
   {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { dataDirWithUpstreamTexts } from "../testing/upstream-texts.ts";
 import { runTauSync } from "./e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -77,11 +78,18 @@ describe.skipIf(!dataDir)("tau replay (skipped: TAU_DATA_DIR not set)", () => {
       .split("\n");
     const ids = golden.map((line) => (JSON.parse(line) as { id: string }).id);
     const out = join(mkdtempSync(join(tmpdir(), "tau-replay-")), "banking.jsonl");
-    const env = { TAU_UPSTREAM_SRC: join(dataDir!, "..", "tau2-src") };
-    const result = tau(
-      ["replay", "--domain", "banking_knowledge", "--task-ids", ...ids, "--output", out],
-      env,
-    );
+    const withTexts = dataDirWithUpstreamTexts(dataDir!, join(dataDir!, "..", "tau2-src"));
+    const result = tau([
+      "replay",
+      "--domain",
+      "banking_knowledge",
+      "--data-dir",
+      withTexts,
+      "--task-ids",
+      ...ids,
+      "--output",
+      out,
+    ]);
     expect(result.status, result.stderr).toBe(0);
     expect(readFileSync(out, "utf8").trim().split("\n")).toEqual(golden);
   });

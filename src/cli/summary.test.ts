@@ -102,6 +102,24 @@ describe("renderSummary", () => {
   it("draws the per-task grid across trials", () => {
     expect(text).toContain("  task  0 1 2\n  t1    ✓ ✓ ✗\n  t2    ✓ ! ✓");
   });
+
+  it("says which texts the models saw", () => {
+    // The stamp predates `prompts`: such runs used taubench's own wording.
+    expect(text).toContain(
+      "\nPrompts not upstream's exact texts (taubench's own wording, or a participant's own prompts)\n",
+    );
+    const exact = {
+      ...info,
+      taubench: { ...info.taubench!, prompts: "upstream", prompts_sha256: "ab".repeat(32) },
+    };
+    expect(renderSummary({ info: exact, tasks, simulations })).toContain(
+      "\nPrompts upstream's exact texts (sha256 abababababab…)\n",
+    );
+    const { taubench: _stamp, ...upstreamFile } = info;
+    expect(renderSummary({ info: upstreamFile, tasks, simulations })).toContain(
+      "\nPrompts upstream's (written by tau2)\n",
+    );
+  });
 });
 
 describe("renderTrajectory", () => {

@@ -16,6 +16,7 @@ import {
 import { metricsByGroup, telecomTaskFacets } from "../metrics/breakdowns.ts";
 import type { HallucinatedIds } from "../metrics/hallucinated-ids.ts";
 import { formatUsageLine, parseRunUsage } from "../runner/llm-usage.ts";
+import { describePrompts, recordedPrompts } from "../runner/prompts.ts";
 import { describeUntilDecided, readUntilDecidedRecord } from "../runner/until-decided.ts";
 
 /** What a summary is computed from. */
@@ -54,6 +55,7 @@ export function renderSummary(input: SummaryInput): string {
   lines.push(
     `Domain ${info.environment_info.domain_name} — agent ${info.agent_info.implementation}${model(info.agent_info.llm)}, user ${info.user_info.implementation}${model(info.user_info.llm)}`,
   );
+  lines.push(`Prompts ${describePrompts(recordedPrompts(info))}`);
   if (info.taubench?.no_policy === true)
     lines.push("Ablation --no-policy: the agent was given no policy document (τ-bench Table 3)");
   lines.push(

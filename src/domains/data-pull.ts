@@ -18,6 +18,10 @@ import { dirname, join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { DataDirError } from "../core/errors.ts";
 import { ARCHIVE_DATA_PREFIX, DATA_MANIFEST, DEFAULT_DATA_URL, type ManifestEntry } from "./data-manifest.ts";
+import { extractTexts, TextExtractionError, type TextSource } from "./texts/extract.ts";
+import { serializeTexts } from "./texts/format.ts";
+import { textsRelativePath } from "./texts/store.ts";
+import { TAU2_TEXT_SOURCE } from "./texts/tau2.ts";
 
 /** One regular file found in a tar archive. */
 export interface TarEntry {
@@ -109,6 +113,8 @@ export interface PullResult {
   dest: string;
   files: number;
   bytes: number;
+  /** The texts file extracted from the archive's sources (null when the pull was told not to; τ-bench's pull has its texts among its files). */
+  texts?: { path: string; entries: number; sha256: string } | null;
 }
 
 /** Options of {@link pullData}. */
@@ -116,21 +122,29 @@ export interface PullOptions {
   dest: string;
   url?: string;
   manifest?: readonly ManifestEntry[];
+  /** Whose texts to extract from the archive's Python sources (default tau2-bench's; null: none). */
+  textSource?: TextSource | null;
   signal?: AbortSignal;
 }
 
 /**
- * Downloads and verifies the data. Files are written to a temporary folder
- * and moved into place only when every file is present with the right sha256.
+ * Downloads and verifies the data, and extracts upstream's model-facing texts
+ * from the archive's Python sources into `taubench/` of the data folder. Files
+ * are written to a temporary folder and moved into place only when every file
+ * is present with the right sha256 and every text was found.
  */
 export async function pullData(options: PullOptions): Promise<PullResult> {
   const manifest = options.manifest ?? DATA_MANIFEST;
-  assertReplaceable(options.dest, manifest);
+  const textSource = options.textSource === undefined ? TAU2_TEXT_SOURCE : options.textSource;
+  const textsPath = textsRelativePath(textSource ?? TAU2_TEXT_SOURCE);
+  assertReplaceable(options.dest, [...manifest, { path: textsPath }]);
   const url = options.url ?? DEFAULT_DATA_URL;
   const byPath = new Map<string, Buffer>();
+  const sources = new Map<string, Buffer>();
   for (const [inner, data] of unpackArchive(await fetchArchive(url, options.signal), url)) {
-    // Keep data/tau2/... (below the archive's top-level folder, e.g. `tau2-bench-1.0.1/`).
+    // Keep data/tau2/... (below the archive's top-level folder, e.g. `tau2-bench-1.0.1/`) and the sources.
     if (inner.startsWith(ARCHIVE_DATA_PREFIX)) byPath.set(inner.slice(ARCHIVE_DATA_PREFIX.length), data);
+    else if (inner.endsWith(".py")) sources.set(inner, data);
   }
   const problems = checksumProblems(manifest, byPath);
   if (problems.length > 0) {
@@ -138,8 +152,35 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
       `The archive at ${url} does not match the pinned data (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${problems.join("; ")}. Nothing was written.`,
     );
   }
+  let texts: string | null = null;
+  try {
+    texts = textSource ? serializeTexts(extractTexts(textSource, (path) => sources.get(path), url)) : null;
+  } catch (error) {
+    if (error instanceof TextExtractionError)
+      throw new DataDirError(`${error.message}. Nothing was written.`, { cause: error });
+    throw error;
+  }
+  const textsSha = texts === null ? null : createHash("sha256").update(texts).digest("hex");
+  if (textSource?.textsSha256 && textsSha !== textSource.textsSha256)
+    throw new DataDirError(
+      `The texts extracted from ${url} are not the pinned ones (sha256 ${textsSha?.slice(0, 12)}…, expected ${textSource.textsSha256.slice(0, 12)}…). Nothing was written.`,
+    );
   const files = manifest.map((file) => ({ path: file.path, data: byPath.get(file.path)! }));
-  return { dest: options.dest, files: manifest.length, bytes: installFolder(options.dest, files) };
+  if (texts !== null) files.push({ path: textsPath, data: Buffer.from(texts, "utf8") });
+  const bytes = installFolder(options.dest, files);
+  return {
+    dest: options.dest,
+    files: manifest.length,
+    bytes,
+    texts:
+      texts !== null && textsSha !== null
+        ? {
+            path: join(options.dest, textsPath),
+            entries: Object.keys(JSON.parse(texts).entries).length,
+            sha256: textsSha,
+          }
+        : null,
+  };
 }
 
 /** One line per manifest file that is missing from `files` or has other bytes than pinned. */

@@ -4,6 +4,7 @@
  */
 import type { Task, TaskSplits } from "../core/task.ts";
 import type { Environment } from "../env/environment.ts";
+import type { UpstreamTexts } from "./texts/store.ts";
 
 /** Options for a new environment. */
 export interface EnvironmentOptions {
@@ -51,6 +52,11 @@ export interface Domain {
   readonly ignoresSplitName?: boolean;
   /** The policy text the agent sees (for `task`, when it depends on the task). */
   policy(options?: EnvironmentOptions): string;
+  /**
+   * The upstream texts its tools are worded with (`withUpstreamToolTexts`); absent or null: the tool
+   * descriptions are taubench's own.
+   */
+  readonly upstreamTexts?: UpstreamTexts | null;
   /** The run's settings (retrieval config) and what is recorded about them; null for domains without any. */
   readonly settings?: {
     retrievalConfig: string;

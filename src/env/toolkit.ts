@@ -124,23 +124,34 @@ export function bindArguments(
   return bound;
 }
 
-function sortKeysDeep(value: unknown, keepOrder = false): unknown {
-  if (Array.isArray(value)) return value.map((v) => sortKeysDeep(v));
+/**
+ * pydantic's `GenerateJsonSchema.sort`: every dict's keys sorted by code point, except a dict directly
+ * under `properties` (field order) or `default` (the value's own order); a list passes its key on.
+ */
+function sortKeysDeep(value: unknown, parentKey: string | null = null): unknown {
+  if (Array.isArray(value)) return value.map((item) => sortKeysDeep(item, parentKey));
   if (value === null || typeof value !== "object") return value;
   const entries = Object.entries(value as Record<string, unknown>);
-  if (!keepOrder) entries.sort((a, b) => compareCodePoints(a[0], b[0]));
-  // `properties` keep parameter order; `$defs` entries keep their own order.
-  return Object.fromEntries(
-    entries.map(([k, v]) => [k, sortKeysDeep(v, k === "properties" || k === "$defs")]),
-  );
+  if (parentKey !== "properties" && parentKey !== "default")
+    entries.sort((a, b) => compareCodePoints(a[0], b[0]));
+  return Object.fromEntries(entries.map(([key, item]) => [key, sortKeysDeep(item, key)]));
 }
 
-/** Title pydantic gives a parameter: `user_id` → `User Id`. */
+/** Python `str.title()`: a cased character after an uncased one is upper-cased, every other one lower-cased. */
+function pyTitle(text: string): string {
+  let out = "";
+  let previousCased = false;
+  for (const ch of text) {
+    const cased = ch.toLowerCase() !== ch.toUpperCase();
+    out += cased ? (previousCased ? ch.toLowerCase() : ch.toUpperCase()) : ch;
+    previousCased = cased;
+  }
+  return out;
+}
+
+/** Title pydantic gives a parameter, `name.title().replace("_", " ").strip()`: `user_id` → `User Id`, `KB_search` → `Kb Search`. */
 export function paramTitle(name: string): string {
-  return name
-    .split("_")
-    .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : w))
-    .join(" ");
+  return pyTitle(name).replace(/_/g, " ").trim();
 }
 
 /** The OpenAI function schema of a tool, laid out as upstream's pydantic-generated one. */

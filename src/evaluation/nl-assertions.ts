@@ -1,15 +1,18 @@
 /**
  * The NL_ASSERTION component (spec §5.7, P14): one LLM call grades every
- * assertion against the whole conversation. The system prompt is our own
- * wording in upstream's TASK/FORMAT layout; the user prompt keeps upstream's
- * Python-flavoured rendering (`assistant: None` for tool calls, the assertions
- * as a Python list repr) because that is what the judge model sees.
+ * assertion against the whole conversation. With upstream's texts in the data
+ * folder both prompts are upstream's; without them the system prompt is our
+ * own wording in upstream's TASK/FORMAT layout. The user prompt keeps
+ * upstream's Python-flavoured rendering (`assistant: None` for tool calls, the
+ * assertions as a Python list repr) because that is what the judge model sees.
  */
 import { InfrastructureError } from "../core/errors.ts";
 import type { Message } from "../core/messages.ts";
 import { PyFloat, parsePyJson, pyRepr } from "../core/py-json.ts";
 import type { NlAssertionCheck, RewardInfo } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
+import type { UpstreamTexts } from "../domains/texts/store.ts";
+import { TAU2_TEXT } from "../domains/texts/tau2.ts";
 import type { LlmClient } from "../llm/types.ts";
 import { rewardInfo } from "./reward-parts.ts";
 
@@ -59,9 +62,9 @@ const JUDGE_SYSTEM_PROMPT = `
         }
         `;
 
-/** The judge's system prompt. */
-export function judgeSystemPrompt(): string {
-  return JUDGE_SYSTEM_PROMPT;
+/** The judge's system prompt (upstream's when its texts are given). */
+export function judgeSystemPrompt(texts: UpstreamTexts | null = null): string {
+  return texts ? texts.text(TAU2_TEXT.judgeSystemPrompt) : JUDGE_SYSTEM_PROMPT;
 }
 
 /** One trajectory line as upstream renders it: `{role}: {content}`, `None` when there is no text. */
@@ -70,8 +73,17 @@ function transcriptLine(message: Message): string {
 }
 
 /** The judge's user prompt: the transcript, then the assertions as a Python list literal. */
-export function judgeUserPrompt(messages: readonly Message[], assertions: readonly string[]): string {
+export function judgeUserPrompt(
+  messages: readonly Message[],
+  assertions: readonly string[],
+  texts: UpstreamTexts | null = null,
+): string {
   const transcript = messages.map(transcriptLine).join("\n");
+  if (texts)
+    return texts.format(TAU2_TEXT.judgeUserPrompt, {
+      trajectory: transcript,
+      assertions: pyRepr([...assertions]),
+    });
   return (
     `\n        conversation:\n        ${transcript}\n        \n` +
     `        expectedOutcomes:\n        ${pyRepr([...assertions])}\n        `
@@ -133,16 +145,20 @@ export function parseJudgeReply(content: string | null): NlAssertionCheck[] {
   });
 }
 
-/** A judge backed by a language model (one call per simulation, no tools). */
-export function createLlmJudge(client: LlmClient, args?: Record<string, unknown>): NlAssertionJudge {
+/** A judge backed by a language model (one call per simulation, no tools); upstream's prompts when `texts` are given. */
+export function createLlmJudge(
+  client: LlmClient,
+  args?: Record<string, unknown>,
+  texts: UpstreamTexts | null = null,
+): NlAssertionJudge {
   // Given args replace the defaults wholesale, like upstream's `--*-llm-args`.
   const callArgs = { ...(args ?? DEFAULT_JUDGE_ARGS) };
   return {
     async evaluate(messages, assertions, signal) {
       const response = await client.generate({
         messages: [
-          { role: "system", content: judgeSystemPrompt() },
-          { role: "user", content: judgeUserPrompt(messages, assertions) },
+          { role: "system", content: judgeSystemPrompt(texts) },
+          { role: "user", content: judgeUserPrompt(messages, assertions, texts) },
         ],
         args: callArgs,
         callName: "nl_assertions_eval",

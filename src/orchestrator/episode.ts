@@ -29,6 +29,8 @@ export interface EpisodeOptions {
   /** NL-assertion judge; null leaves NL_ASSERTION un-evaluated when a task needs it. */
   judge: NlAssertionJudge | null;
   enforceCommunicationProtocol?: boolean;
+  /** The greeting that opens a fresh conversation (default: taubench's copy of upstream's). */
+  greeting?: string;
   /** The simulation's id (default: a random uuid); the runner gives the agent the same one. */
   simulationId?: string;
   signal?: AbortSignal;
@@ -49,6 +51,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun
     seed: options.seed,
     timeoutMs: options.timeoutMs ?? null,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
+    ...(options.greeting !== undefined ? { greeting: options.greeting } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.simulationId ? { simulationId: options.simulationId } : {}),
   });

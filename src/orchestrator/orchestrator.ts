@@ -37,8 +37,8 @@ export const DEFAULT_MAX_STEPS = 200;
 export const DEFAULT_MAX_ERRORS = 10;
 
 /** The greeting message, a fresh object each time (cost 0.0, timestamped now). */
-export function greetingMessage(now = new Date()): AssistantMessage {
-  return assistantMessage({ content: GREETING_TEXT, cost: 0, timestamp: nowIso(now) });
+export function greetingMessage(now = new Date(), text = GREETING_TEXT): AssistantMessage {
+  return assistantMessage({ content: text, cost: 0, timestamp: nowIso(now) });
 }
 
 /**
@@ -136,6 +136,8 @@ export interface OrchestratorOptions {
   signal?: AbortSignal;
   /** Simulation id (default: a random uuid). */
   simulationId?: string;
+  /** The greeting that opens a fresh conversation (default {@link GREETING_TEXT}; upstream's text when its texts are loaded). */
+  greeting?: string;
 }
 
 /** Upstream `is_valid_agent_history_message`: what the agent's context keeps from a history. */
@@ -339,7 +341,7 @@ export class Orchestrator {
     } else {
       this.userState = user.initState([]);
       if (!soloMode) {
-        const greeting = greetingMessage();
+        const greeting = greetingMessage(new Date(), this.options.greeting);
         this.agentState = agent.initState([greeting]);
         this.trajectory = [greeting];
         this.message = greeting;

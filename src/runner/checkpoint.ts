@@ -52,6 +52,8 @@ export const RunFingerprint = z.object({
   seed: z.number(),
   solo_mode: z.boolean(),
   enforce_communication_protocol: z.boolean(),
+  /** `upstream:<texts sha256>` when the models saw upstream's exact texts; absent for taubench's own wording. */
+  prompts: z.string().optional(),
   // Present only when they apply (so runs of built-in participants keep their fingerprint as it was).
   agent_version: z.string().optional(),
   user_version: z.string().optional(),

@@ -24,6 +24,7 @@ import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
 import { GUIDELINES_FILE, guidelinesFileFor } from "../users/user-simulator.ts";
 import type { RunFingerprint } from "./checkpoint.ts";
 import { isModulePath, loadAgentModule, loadUserModule, type ModuleSource } from "./participant-module.ts";
+import { type RunPrompts, runPrompts, tau1RunPrompts } from "./prompts.ts";
 import { tasksNeedJudge } from "./regrade.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
@@ -146,6 +147,8 @@ export interface RunPlan {
   needsJudge: boolean;
   /** Provider events of the domain's services (banking's embedder and reranker). */
   serviceEvents: LlmEventRelay;
+  /** Upstream's exact texts or taubench's own wording, and the texts participants speak. */
+  prompts: RunPrompts;
 }
 
 /** A user-simulator guideline file's text, or null when the data folder lacks it. */
@@ -200,6 +203,8 @@ export interface FingerprintInput {
   agent: ResolvedParticipant<AgentDefinition>;
   user: ResolvedParticipant<UserDefinition>;
   soloMode: boolean;
+  /** The run's wording (absent: taubench's own, which the fingerprint leaves out as it always did). */
+  prompts?: RunPrompts;
 }
 
 const hasKeys = (value: Record<string, unknown>) => Object.keys(value).length > 0;
@@ -233,6 +238,7 @@ export function runFingerprint(input: FingerprintInput): RunFingerprint {
     ...(hasKeys(input.user.rawOptions) ? { user_options: input.user.rawOptions } : {}),
     ...(input.agent.source.kind === "module" ? { agent_module_sha256: input.agent.source.sha256 } : {}),
     ...(input.user.source.kind === "module" ? { user_module_sha256: input.user.source.sha256 } : {}),
+    ...(input.prompts?.wording === "upstream" ? { prompts: `upstream:${input.prompts.sha256}` } : {}),
     ...(domain.settings
       ? {
           retrieval_config: domain.settings.retrievalConfig,
@@ -421,12 +427,28 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
   const seeds = trialSeeds(config.seed, config.numTrials);
+  const tau1Record = isTau1Domain(domain)
+    ? tau1Stamp(
+        domain,
+        tau1AgentStrategy(agent.name),
+        tau1UserStrategy(user.name),
+        agent.name === "few-shot" ? (config.fewShotDisplaysPath ?? domain.tau1.fewShotPath()) : null,
+      )
+    : null;
+  // τ-bench's runs have texts of their own (its data folder's texts/, recorded in the tau1 stamp).
+  const prompts = tau1Record
+    ? tau1RunPrompts(tau1Record, agent)
+    : runPrompts(config.dataDir, domain, agent, user, {
+        agent: agentParticipant.source.kind === "registry",
+        user: userParticipant.source.kind === "registry",
+      });
   const fingerprint = runFingerprint({
     config,
     domain,
     agent: agentParticipant,
     user: userParticipant,
     soloMode,
+    prompts,
   });
   const info = Info.parse({
     git_commit: sourceGitCommit() ?? "unknown",
@@ -459,24 +481,17 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
         config.dataDir,
         domain,
         tasks,
-        agent.instructions,
+        prompts.agentInstructions,
         user.needsLlm,
         soloMode,
         config.noPolicy === true,
       ),
+      prompts: prompts.wording,
+      prompts_sha256: prompts.sha256,
       ...participantStamp("agent", agentParticipant),
       ...participantStamp("user", userParticipant),
       ...(config.noPolicy ? { no_policy: true } : {}),
-      ...(isTau1Domain(domain)
-        ? {
-            tau1: tau1Stamp(
-              domain,
-              tau1AgentStrategy(agent.name),
-              tau1UserStrategy(user.name),
-              agent.name === "few-shot" ? (config.fewShotDisplaysPath ?? domain.tau1.fewShotPath()) : null,
-            ),
-          }
-        : {}),
+      ...(tau1Record ? { tau1: tau1Record } : {}),
     }),
   });
   return {
@@ -493,5 +508,6 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
     info,
     needsJudge: tasksNeedJudge(tasks),
     serviceEvents,
+    prompts,
   };
 }

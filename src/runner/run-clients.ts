@@ -75,7 +75,7 @@ export function createRunClients(
   const agentLlm = agentModel ? client(agentModel) : null;
   const userLlm = userModel ? client(userModel) : null;
   const judgeLlm = judgeModel ? client(judgeModel) : null;
-  const judge = judgeLlm ? createLlmJudge(judgeLlm, config.judgeLlmArgs) : null;
+  const judge = judgeLlm ? createLlmJudge(judgeLlm, config.judgeLlmArgs, plan.prompts.texts) : null;
   return { agentLlm, userLlm, judgeLlm, judge };
 }
 

@@ -146,6 +146,7 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
     pyDumps(endpoints, { sortKeys: true }) !== pyDumps(storedEndpoints ?? null, { sortKeys: true });
   if (endpoints !== null && info.taubench) info.taubench.llm_endpoints = endpoints;
 
+  if (plan.prompts.note && (plan.agent.needsLlm || plan.user.needsLlm)) note(plan.prompts.note);
   note(`Run ${config.resultsPath}`);
   let writer: CheckpointWriter | null = null;
   try {

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { SimulationRun } from "../core/simulation.ts";
+import { TAU2_TEXT } from "../domains/texts/tau2.ts";
 import { isTau1Domain } from "../domains/tau1/index.ts";
 import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
@@ -35,6 +36,8 @@ export class SimulationRunner {
   private readonly template: Environment | null = null;
   private readonly agentTools: ToolSchema[] = [];
   private readonly guidelinesDir: string;
+  /** Upstream's greeting when the data folder has its texts (else the episode's own). */
+  private readonly greeting: string | undefined;
   /** The original τ-bench domains run their own episode loop and participants. */
   private readonly tau1: ((unit: UnitSpec, signal: AbortSignal) => Promise<SimulationRun>) | null = null;
 
@@ -46,6 +49,7 @@ export class SimulationRunner {
     options: SimulationRunnerOptions = {},
   ) {
     this.guidelinesDir = join(plan.config.dataDir, "user_simulator");
+    this.greeting = plan.prompts.texts?.text(TAU2_TEXT.greeting);
     const { domain, config } = plan;
     if (isTau1Domain(domain)) {
       this.tau1 = createTau1UnitRunner({
@@ -94,6 +98,7 @@ export class SimulationRunner {
       soloMode: plan.soloMode,
       llm: clients.agentLlm,
       llmArgs: { ...config.agentLlmArgs },
+      texts: plan.prompts.texts,
       ...(this.onLlmEvent ? { onLlmEvent: this.onLlmEvent } : {}),
     });
     const builtUser = plan.user.create({
@@ -105,6 +110,7 @@ export class SimulationRunner {
       guidelinesDir: this.guidelinesDir,
       llm: clients.userLlm,
       llmArgs: { ...config.userLlmArgs },
+      texts: plan.prompts.texts,
     });
     // Built-in participants are trusted; the others' messages are checked at the boundary.
     const agent =
@@ -126,6 +132,7 @@ export class SimulationRunner {
       timeoutMs: config.timeoutMs,
       judge: clients.judge,
       enforceCommunicationProtocol: config.enforceCommunicationProtocol,
+      ...(this.greeting !== undefined ? { greeting: this.greeting } : {}),
       signal,
       simulationId,
     });

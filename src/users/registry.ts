@@ -1,10 +1,11 @@
 /** The registry of users: names, metadata and factories. */
 import { UsageError } from "../core/errors.ts";
 import type { Task } from "../core/task.ts";
+import type { UpstreamTexts } from "../domains/texts/store.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmClient } from "../llm/types.ts";
 import { DummyUser } from "./dummy-user.ts";
-import { renderUserScenario } from "./scenario.ts";
+import { renderUserScenario, TAUBENCH_SCENARIO_WORDING, upstreamScenarioWording } from "./scenario.ts";
 import { ScriptedUser } from "./scripted-user.ts";
 import type { User } from "./types.ts";
 import { readGuidelines, UserSimulator } from "./user-simulator.ts";
@@ -31,6 +32,8 @@ export interface UserContext<Options = Record<string, unknown>> {
   seed: number;
   /** `--user-options` (or `userOptions` of the library), after the definition's `parseOptions`. */
   options: Options;
+  /** Upstream's texts from the data folder, when it has them (then `user_simulator` speaks them). */
+  texts?: UpstreamTexts | null;
 }
 
 /** A user implementation: its metadata and the factory the runner calls once per episode. */
@@ -43,6 +46,8 @@ export interface UserDefinition<Options = Record<string, unknown>> {
   needsLlm: boolean;
   /** Only valid together with a solo agent (upstream `build_user` asserts this for `dummy_user`). */
   requiresSoloAgent?: boolean;
+  /** Whether its model prompts are upstream's texts when the data folder has them. */
+  speaksUpstreamTexts?: boolean;
   /** Checks (and may convert) the options once, before any simulation; a throw stops the run with its message. */
   parseOptions?(options: Record<string, unknown>): Options;
   create(ctx: UserContext<Options>): User;
@@ -53,16 +58,22 @@ const definitions: UserDefinition[] = [
     name: "user_simulator",
     description: "LLM customer following the task's scenario and upstream's guidelines",
     needsLlm: true,
+    speaksUpstreamTexts: true,
     create: (ctx) => {
       if (!ctx.llm)
         throw new UsageError("User 'user_simulator' needs a model: pass --user-llm provider/model");
       const hasTools = ctx.tools !== null && ctx.tools.length > 0;
+      const texts = ctx.texts ?? null;
       return new UserSimulator({
         llm: ctx.llm,
         guidelines: readGuidelines(ctx.guidelinesDir, ctx.tools),
-        instructions: renderUserScenario(ctx.task.user_scenario),
+        instructions: renderUserScenario(
+          ctx.task.user_scenario,
+          texts ? upstreamScenarioWording(texts) : TAUBENCH_SCENARIO_WORDING,
+        ),
         tools: hasTools ? ctx.tools : null,
         llmArgs: ctx.llmArgs,
+        texts,
       });
     },
   },

@@ -6,6 +6,8 @@
 import { join } from "node:path";
 import { hasTextContent, type Message, nowIso, type UserMessage, userMessage } from "../core/messages.ts";
 import { readText } from "../domains/files.ts";
+import type { UpstreamTexts } from "../domains/texts/store.ts";
+import { TAU2_TEXT } from "../domains/texts/tau2.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import { replyToolCalls, toLlmContext } from "../llm/context.ts";
 import type { LlmClient, LlmMessage, LlmRequest } from "../llm/types.ts";
@@ -27,8 +29,13 @@ export function readGuidelines(guidelinesDir: string, tools: readonly ToolSchema
   return readText(join(guidelinesDir, guidelinesFileFor(tools)));
 }
 
-/** Upstream `SYSTEM_PROMPT` of the user simulator. */
-export function userSystemPrompt(guidelines: string, instructions: string): string {
+/** Upstream `SYSTEM_PROMPT` of the user simulator (upstream's own template when its texts are given). */
+export function userSystemPrompt(
+  guidelines: string,
+  instructions: string,
+  texts: UpstreamTexts | null = null,
+): string {
+  if (texts) return texts.format(TAU2_TEXT.userSystemPrompt, { guidelines, instructions });
   return `${guidelines}\n\n<scenario>\n${instructions}\n</scenario>`;
 }
 
@@ -83,6 +90,8 @@ export interface UserSimulatorOptions {
   /** The user's tools, or null when the user has none. */
   tools: ToolSchema[] | null;
   llmArgs?: Record<string, unknown>;
+  /** Upstream's texts (its system prompt template); taubench's copy of the layout without them. */
+  texts?: UpstreamTexts | null;
 }
 
 /** An LLM playing the customer. */
@@ -96,7 +105,7 @@ export class UserSimulator implements User<UserSimulatorState> {
   constructor(options: UserSimulatorOptions) {
     this.llm = options.llm;
     this.tools = options.tools;
-    this.systemPrompt = userSystemPrompt(options.guidelines, options.instructions);
+    this.systemPrompt = userSystemPrompt(options.guidelines, options.instructions, options.texts ?? null);
     this.llmArgs = { ...(options.llmArgs ?? {}) };
   }
 

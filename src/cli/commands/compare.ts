@@ -11,6 +11,7 @@ import { describeIntervalMethod, formatLevel, type RunComparison } from "../../m
 import { tau1Metrics } from "../../metrics/tau1.ts";
 import { parseFractionOption } from "../options.ts";
 import { compareRuns } from "../../runner/compare-runs.ts";
+import { describePrompts, recordedPrompts } from "../../runner/prompts.ts";
 import { type LoadRunOptions, loadRun } from "../../runner/run-file.ts";
 
 /** Options of `tau compare` (as commander passes them). */
@@ -65,6 +66,17 @@ export async function compareCommand(
     `${run.info.agent_info.implementation}${run.info.agent_info.llm ? ` (${run.info.agent_info.llm})` : ""}${run.info.taubench?.no_policy === true ? " [ablation --no-policy: no policy document]" : ""}`;
   lines.push(`A: ${a.path} — ${label(a)}`);
   lines.push(`B: ${b.path} — ${label(b)}`);
+  const [promptsA, promptsB] = [recordedPrompts(a.info), recordedPrompts(b.info)];
+  lines.push(`   prompts A: ${describePrompts(promptsA)}; B: ${describePrompts(promptsB)}`);
+  const exact = (wording: string) => wording !== "paraphrased";
+  const bothUpstream = promptsA.wording === "upstream" && promptsB.wording === "upstream";
+  if (
+    exact(promptsA.wording) !== exact(promptsB.wording) ||
+    (bothUpstream && promptsA.sha256 !== promptsB.sha256)
+  )
+    lines.push(
+      "warning: the runs' models saw different prompt texts, so a difference may come from the wording as much as from the agents",
+    );
   if (domainA !== domainB) {
     lines.push(`The runs are on different domains (${domainA} vs ${domainB}); there is nothing to pair.`);
     return { text: lines.join("\n"), exitCode: 1 };

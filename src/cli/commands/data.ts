@@ -1,10 +1,16 @@
-/** `tau data pull|where|verify`: fetch, locate and check the official benchmark data. */
+/** `tau data pull|extract-texts|where|verify`: fetch, locate and check the official benchmark data and upstream's texts. */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { DATA_MANIFEST, DEFAULT_DATA_URL, UPSTREAM_RELEASE } from "../../domains/data-manifest.ts";
-import { defaultDataDir } from "../../domains/data-dir.ts";
+import { defaultDataDir, resolveDataDir } from "../../domains/data-dir.ts";
 import { pullData, verifyData } from "../../domains/data-pull.ts";
+import {
+  extractTextsFromCheckout,
+  loadUpstreamTexts,
+  TEXTS_HOW_TO,
+  textsRelativePath,
+} from "../../domains/texts/store.ts";
 import { defaultTau1DataDir } from "../../domains/tau1/data-dir.ts";
 import {
   DEFAULT_TAU1_URL,
@@ -40,12 +46,23 @@ export function verifyReport(dir: string, source: string): { lines: string[]; ok
   const lines: string[] = [];
   for (const path of result.missing) lines.push(`missing: ${path}`);
   for (const path of result.mismatched) lines.push(`differs from ${release}: ${path}`);
-  const ok = result.missing.length === 0 && result.mismatched.length === 0;
+  let ok = result.missing.length === 0 && result.mismatched.length === 0;
   lines.push(
     ok
       ? `${dir} (from ${source}): all ${result.checked} files match ${release}'s sha256.`
       : `${dir} (from ${source}): ${result.missing.length} missing, ${result.mismatched.length} differ from ${release} (of ${DATA_MANIFEST.length} expected files).`,
   );
+  try {
+    const texts = loadUpstreamTexts(dir);
+    lines.push(
+      texts
+        ? `upstream's exact texts: ${texts.path} (${texts.release}, sha256 ${texts.sha256.slice(0, 12)}…).`
+        : `upstream's exact texts: none, so runs use taubench's own wording (${TEXTS_HOW_TO}).`,
+    );
+  } catch (error) {
+    ok = false;
+    lines.push(`upstream's exact texts: ${(error as Error).message}`);
+  }
   return { lines, ok };
 }
 
@@ -93,6 +110,28 @@ export function registerDataCommand(program: Command): void {
       console.log(
         `Verified ${result.files} files (${(result.bytes / 1e6).toFixed(1)} MB) into ${result.dest}. ${where}`,
       );
+      if (result.texts)
+        console.log(
+          `Extracted upstream's exact texts (${result.texts.entries} entries) into ${result.texts.path}.`,
+        );
+    });
+  data
+    .command("extract-texts")
+    .description(
+      `extract upstream ${UPSTREAM_RELEASE}'s exact texts (tool descriptions, prompt templates) from a tau2-bench checkout into the data folder`,
+    )
+    .requiredOption(
+      "--from <dir>",
+      `a tau2-bench checkout at ${UPSTREAM_RELEASE} (the folder that holds src/tau2/)`,
+    )
+    .option(
+      "--data-dir <dir>",
+      "the data folder to write into (default: TAU_DATA_DIR, else the default cache)",
+    )
+    .action((options: { from: string; dataDir?: string }) => {
+      const dataDir = resolveDataDir(options.dataDir);
+      const result = extractTextsFromCheckout(resolve(options.from), dataDir);
+      console.log(`Extracted upstream's exact texts (${result.entries} entries) into ${result.path}.`);
     });
   data
     .command("where")
@@ -107,6 +146,9 @@ export function registerDataCommand(program: Command): void {
       console.log(`τ-bench default cache: ${defaultTau1DataDir()}`);
       console.log(`τ-bench files (${TAU1_MANIFEST.length}): ${TAU1_MANIFEST.map((f) => f.path).join(", ")}`);
       console.log("`tau data verify` checks them against the pinned sha256 list.");
+      console.log(
+        `upstream's exact texts: ${textsRelativePath()} (written by \`tau data pull\` or \`tau data extract-texts\`)`,
+      );
     });
   data
     .command("verify")

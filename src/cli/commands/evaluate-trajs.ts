@@ -77,7 +77,7 @@ export async function evaluateTrajsCommand(
       for (const task of domain.tasks()) if (tasks.has(task.id)) tasks.set(task.id, task);
     const judge =
       judgeModel !== null && tasksNeedJudge(tasks.values())
-        ? createLlmJudge(judgeClient(judgeModel, options), judgeArgs)
+        ? createLlmJudge(judgeClient(judgeModel, options), judgeArgs, domain.upstreamTexts ?? null)
         : null;
     const full = await run.full(run.simulations.map((_, index) => index));
     const outcome = await regradeSimulations({

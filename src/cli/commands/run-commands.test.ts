@@ -563,7 +563,11 @@ describe("tau compare verdicts", () => {
   function writeRun(
     path: string,
     rewardFor: (task: number) => number,
-    { domain = "retail", taskPrefix = "t" } = {},
+    {
+      domain = "retail",
+      taskPrefix = "t",
+      taubench,
+    }: { domain?: string; taskPrefix?: string; taubench?: Record<string, unknown> } = {},
   ) {
     const info = Info.parse({
       git_commit: "x",
@@ -573,6 +577,7 @@ describe("tau compare verdicts", () => {
       user_info: { implementation: "user_simulator" },
       agent_info: { implementation: "llm_agent", llm: "openai/m" },
       environment_info: { domain_name: domain, policy: "p" },
+      ...(taubench ? { taubench: { format_version: 1, version: "0.1.0", ...taubench } } : {}),
     });
     const simulations = Array.from({ length: 30 }, (_, task) =>
       SimulationRun.parse({
@@ -602,6 +607,34 @@ describe("tau compare verdicts", () => {
     );
     const { text: wash } = await compareCommand(join(dir, "a.json"), join(dir, "c.json"));
     expect(wash).toMatch(/Verdict: no clear difference on retail; .* within chance/);
+    // Both written without a taubench stamp (upstream's tau2): the same prompts, no warning.
+    expect(better).toContain("prompts A: upstream's (written by tau2); B: upstream's (written by tau2)");
+    expect(better).not.toContain("warning");
+  });
+
+  it("shows each run's prompts and warns when one run's models saw taubench's own wording", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tau-compare-prompts-"));
+    const sha = "bec56245430affc5e33348864498d0440ce8d8f633fd485872f85864ee7d26be";
+    writeRun(join(dir, "exact.json"), () => 1, { taubench: { prompts: "upstream", prompts_sha256: sha } });
+    writeRun(join(dir, "also-exact.json"), () => 1, {
+      taubench: { prompts: "upstream", prompts_sha256: sha },
+    });
+    writeRun(join(dir, "paraphrased.json"), () => 0, {
+      taubench: { prompts: "paraphrased", prompts_sha256: null },
+    });
+    // A results file from before taubench recorded its prompts: they were its own wording.
+    writeRun(join(dir, "old.json"), () => 0, { taubench: {} });
+    const { text: mixed } = await compareCommand(join(dir, "exact.json"), join(dir, "paraphrased.json"));
+    expect(mixed).toContain(
+      "prompts A: upstream's exact texts (sha256 bec56245430a…); B: not upstream's exact texts (taubench's own wording, or a participant's own prompts)",
+    );
+    expect(mixed).toContain("warning: the runs' models saw different prompt texts");
+    expect((await compareCommand(join(dir, "exact.json"), join(dir, "also-exact.json"))).text).not.toContain(
+      "warning",
+    );
+    const { text: old } = await compareCommand(join(dir, "old.json"), join(dir, "exact.json"));
+    expect(old).toContain("prompts A: not upstream's exact texts");
+    expect(old).toContain("warning:");
   });
 
   it("exits non-zero when the runs have nothing in common: another domain, or no shared task", async () => {

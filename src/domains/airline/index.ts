@@ -7,6 +7,8 @@ import { UsageError } from "../../core/errors.ts";
 import { Environment } from "../../env/environment.ts";
 import { Toolkit } from "../../env/toolkit.ts";
 import { domainFiles, readDb } from "../files.ts";
+import { loadUpstreamTexts } from "../texts/store.ts";
+import { withUpstreamToolTexts } from "../texts/tool-wording.ts";
 import type { Domain, DomainDefinition } from "../types.ts";
 import { type AirlineRoot, FlightDb } from "./model.ts";
 import { airlineTools } from "./tools.ts";
@@ -17,6 +19,8 @@ function load(dataDir: string): Domain {
   const baseDb = readDb<AirlineRoot>(join(dir, "db.json"), FlightDb);
   const files = domainFiles(dir);
   const policy = () => files.text("policy.md");
+  const texts = loadUpstreamTexts(dataDir);
+  const tools = withUpstreamToolTexts(airlineTools, texts, "airline");
   return {
     name: "airline",
     supportsSolo: false,
@@ -26,12 +30,13 @@ function load(dataDir: string): Domain {
       return new Environment({
         domainName: "airline",
         policy: policy(),
-        tools: new Toolkit("AirlineTools", airlineTools, [], baseDb.fork()),
+        tools: new Toolkit("AirlineTools", tools, [], baseDb.fork()),
       });
     },
     tasks: files.tasks,
     splits: files.splits,
     policy,
+    upstreamTexts: texts,
   };
 }
 

@@ -9,6 +9,7 @@ import { replayRecord } from "../../evaluation/replay-record.ts";
 import { selectTasks } from "../../runner/task-selection.ts";
 import type { Domain } from "../types.ts";
 import { bankingKnowledgeDomain } from "./index.ts";
+import { dataDirWithUpstreamTexts } from "../../testing/upstream-texts.ts";
 import { loadBankingTexts } from "./texts.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -19,18 +20,11 @@ const FRESH_HASH = "af324a7d72aced5889daf6cc044e573ad94ffa3bfe7cf65114fd3cfed5da
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
-/** A domain load whose texts come from upstream's source copy (the way a user with the release gets them). */
+/** A domain load from a data folder with upstream's extracted texts (the way a user with the release gets them). */
 function loadWithUpstreamTexts(): Domain {
-  const previous = process.env.TAU_UPSTREAM_SRC;
-  process.env.TAU_UPSTREAM_SRC = upstreamSource;
-  try {
-    const domain = bankingKnowledgeDomain.load(dataDir!);
-    domain.makeEnvironment(); // texts are read on first use
-    return domain;
-  } finally {
-    if (previous === undefined) delete process.env.TAU_UPSTREAM_SRC;
-    else process.env.TAU_UPSTREAM_SRC = previous;
-  }
+  const domain = bankingKnowledgeDomain.load(dataDirWithUpstreamTexts(dataDir!, upstreamSource));
+  expect(domain.upstreamTexts).not.toBeNull();
+  return domain;
 }
 
 function caller(env: Environment) {
@@ -323,8 +317,9 @@ describe.skipIf(!dataDir)("banking_knowledge tools (skipped: TAU_DATA_DIR not se
   });
 
   it("falls back to our own wording without upstream's source, and says so", () => {
-    const texts = loadBankingTexts(join(dataDir!, "nowhere"), {});
+    const texts = loadBankingTexts(join(dataDir!, "nowhere"));
     expect(texts.source).toBe("paraphrased");
+    expect(bankingKnowledgeDomain.load(dataDir!).upstreamTexts).toBeNull();
     const doc = texts.toolDoc("deposit_check_3847", [
       { name: "account_id", schema: { type: "string" } },
       { name: "check_amount", schema: { type: "number" } },

@@ -13,6 +13,7 @@ import type { DbState } from "../../env/db-state.ts";
 import { Environment } from "../../env/environment.ts";
 import { type ToolDef, Toolkit } from "../../env/toolkit.ts";
 import { readDb, readPyJson } from "../files.ts";
+import { TEXTS_HOW_TO } from "../texts/store.ts";
 import type { Domain, DomainDefinition, DomainSettings, EnvironmentOptions } from "../types.ts";
 import { AGENT_DISCOVERABLE_TOOLS } from "./agent-discoverable.ts";
 import { baseAgentTools } from "./agent-tools.ts";
@@ -141,6 +142,10 @@ function configured(
     supportsSolo: false,
     hasUserTools: true,
     settings: { retrievalConfig: variant.name, retrievalConfigKwargs: kwargs },
+    // A reranking configuration prompts its reranker with our own wording (see texts.ts).
+    get upstreamTexts() {
+      return requirementsOf(variant).reranker ? null : texts().upstream;
+    },
     makeEnvironment: (options: EnvironmentOptions = {}) => {
       if (options.soloMode) throw new UsageError("banking_knowledge domain does not support solo mode");
       const db = shared.db().fork();
@@ -174,12 +179,18 @@ function configured(
         settings.retrievalConfigKwargs ?? null,
         (settings.services as RetrievalServices | undefined) ?? services,
       ),
-    notices: () =>
-      texts().source === "paraphrased"
+    notices: () => [
+      ...(texts().source === "paraphrased"
         ? [
-            "banking_knowledge: upstream's tools.py was not found, so the discoverable tools' texts that unlock_discoverable_agent_tool and give_discoverable_user_tool print are taubench's own wording; set TAU_UPSTREAM_SRC to a tau2-bench v1.0.1 checkout for upstream's",
+            `banking_knowledge: the data folder has no upstream texts, so its tool descriptions and the discoverable tools' texts that unlock_discoverable_agent_tool and give_discoverable_user_tool print are taubench's own wording (${TEXTS_HOW_TO})`,
           ]
-        : [],
+        : []),
+      ...(requirementsOf(variant).reranker
+        ? [
+            `banking_knowledge: retrieval config '${variant.name}' prompts its LLM reranker in taubench's own wording (upstream's reranker prompt is not among the extracted texts)`,
+          ]
+        : []),
+    ],
     checkRequirements: () => {
       const needs = requirementsOf(variant);
       const offline =

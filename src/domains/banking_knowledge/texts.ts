@@ -1,19 +1,20 @@
 /**
  * The texts of banking_knowledge that reach a model besides the data folder's
- * prompt templates: the descriptions of the offered tools, and the
- * discoverable tools' docstrings that `unlock_discoverable_agent_tool` and
- * `give_discoverable_user_tool` print.
+ * prompt templates: the descriptions of the offered tools, the discoverable
+ * tools' docstrings that `unlock_discoverable_agent_tool` and
+ * `give_discoverable_user_tool` print, and the few sentences of upstream's
+ * `retrieval.py` that go into policies.
  *
- * Upstream's own texts are read at run time from the user's copy of
- * upstream's `tools.py` (see {@link findUpstreamToolsSource}); nothing of
- * them is in this repository. Without that file the wording below, our own,
- * is used, and {@link BankingTexts.source} says so.
+ * Upstream's own texts come from the data folder's extracted texts file
+ * (`tau data pull`, or `tau data extract-texts --from <checkout>`; see
+ * `domains/texts/`); nothing of them is in this repository. Without that file
+ * the wording below, our own, is used, and {@link BankingTexts.source} says so.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { FileFormatError } from "../../core/errors.ts";
 import type { ParamSpec } from "../../env/toolkit.ts";
-import { methodDocstrings, parseToolDoc, type ToolDoc } from "./docstrings.ts";
+import { loadUpstreamTexts, type UpstreamTexts } from "../texts/store.ts";
+import { TAU2_TEXT } from "../texts/tau2.ts";
+import { ToolTextsMismatchError } from "../texts/tool-wording.ts";
+import { parseToolDoc, type ToolDoc } from "./docstrings.ts";
 
 /** Where banking's texts came from. */
 export type TextSource = "upstream" | "paraphrased";
@@ -21,6 +22,8 @@ export type TextSource = "upstream" | "paraphrased";
 /** Lookups of the texts a banking environment shows a model. */
 export interface BankingTexts {
   readonly source: TextSource;
+  /** The upstream texts these come from (null for our own wording). */
+  readonly upstream: UpstreamTexts | null;
   /** The parsed docstring of a discoverable tool (its parameters as upstream documents them). */
   toolDoc(name: string, params: readonly ParamSpec[]): ToolDoc;
   /** The description of an offered tool. */
@@ -37,76 +40,23 @@ export interface BankingTexts {
   rerankerPrompt(query: string, document: string): string;
 }
 
-const TOOLS_PY = join("src", "tau2", "domains", "banking_knowledge", "tools.py");
+const DOMAIN = "banking_knowledge";
 
-/**
- * Upstream's `tools.py`: under `TAU_UPSTREAM_SRC` (a checkout or the release's source folder),
- * else in the checkout the data folder belongs to (`<checkout>/data/tau2`); null when neither has it.
- */
-export function findUpstreamToolsSource(
-  dataDir: string,
-  env: NodeJS.ProcessEnv = process.env,
-): string | null {
-  const roots = [env.TAU_UPSTREAM_SRC, resolve(dataDir, "..", "..")].filter(
-    (root): root is string => typeof root === "string" && root !== "",
-  );
-  for (const root of roots) {
-    const path = join(root, TOOLS_PY);
-    if (existsSync(path)) return path;
-  }
-  return null;
-}
-
-/** The three short texts of upstream's `retrieval.py` (read from the same source folder as `tools.py`). */
-function retrievalTexts(
-  toolsPath: string,
-): Pick<BankingTexts, "denseSearchSentence" | "noDocuments" | "perTaskPolicy"> | null {
-  const path = join(dirname(toolsPath), "retrieval.py");
-  if (!existsSync(path)) return null;
-  const source = readFileSync(path, "utf8");
-  const start = source.indexOf("def format_all_tools_dense_instructions");
-  const end = source.indexOf("\ndef ", start + 1);
-  const body = start < 0 ? "" : source.slice(start, end < 0 ? undefined : end);
-  const providerName = (type: string) =>
-    new RegExp(`embedder_type == "${type}":\\s*\\n\\s*provider = "([^"\\\\]*)"`).exec(body)?.[1];
-  const returned = /return \(([\s\S]*?)\n\s*\)/.exec(body)?.[1];
-  const pieces = returned ? [...returned.matchAll(/f"([^"\\]*)"/g)].map((m) => m[1]!) : [];
-  const openai = providerName("openai");
-  const openrouter = providerName("openrouter");
-  const noDocuments = /if docs_content else "([^"\\]*)"/.exec(source)?.[1];
-  const perTask = /return "(\(Policy is task-specific[^"\\]*)"/.exec(source)?.[1];
-  const template = pieces.join("");
-  if (!openai || !openrouter || !template.includes("{provider}") || !noDocuments || !perTask) return null;
-  return {
-    denseSearchSentence: (provider, model) =>
-      template
-        .replaceAll("{provider}", provider === "openai" ? openai : openrouter)
-        .replaceAll("{model}", model),
-    noDocuments,
-    perTaskPolicy: perTask,
-  };
-}
-
-/** The texts for a data folder: upstream's when its `tools.py` is found, else our own wording. */
-export function loadBankingTexts(dataDir: string, env: NodeJS.ProcessEnv = process.env): BankingTexts {
-  const path = findUpstreamToolsSource(dataDir, env);
-  if (path === null) return paraphrasedTexts();
-  let docs: Map<string, string>;
-  try {
-    docs = methodDocstrings(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new FileFormatError(path, `cannot read: ${(error as Error).message}`, { cause: error });
-  }
+/** banking's texts from a data folder's extracted upstream texts. */
+export function upstreamBankingTexts(texts: UpstreamTexts): BankingTexts {
   const fallback = paraphrasedTexts();
-  const retrieval = retrievalTexts(path);
-  if (retrieval === null)
-    throw new FileFormatError(join(dirname(path), "retrieval.py"), "missing or not upstream's v1.0.1");
+  const tool = (name: string) => {
+    const found = texts.tool(DOMAIN, name);
+    if (!found)
+      throw new ToolTextsMismatchError(`${texts.path} has no texts for the ${DOMAIN} tool '${name}'`);
+    return found;
+  };
   const parsed = new Map<string, ToolDoc>();
   return {
-    ...retrieval,
     source: "upstream",
+    upstream: texts,
     toolDoc: (name, params) => {
-      const doc = docs.get(name);
+      const doc = texts.discoverableTool(DOMAIN, name);
       if (doc === undefined) return fallback.toolDoc(name, params);
       let value = parsed.get(name);
       if (!value) {
@@ -115,13 +65,32 @@ export function loadBankingTexts(dataDir: string, env: NodeJS.ProcessEnv = proce
       }
       return value;
     },
-    // The offered tools' texts come from upstream through the prompt-text extraction when it is
-    // available; until then they are ours (the docstring parser for them is not this module's).
-    description: fallback.description,
-    paramDescription: fallback.paramDescription,
-    // upstream's reranker prompt is not in tools.py/retrieval.py; ours stands in for it.
+    description: (name) => tool(name).description,
+    // A parameter the docstring does not name gets no description, as upstream's schema has none.
+    paramDescription: (name, param) =>
+      tool(name).params.find((p) => p.name === param)?.description ?? undefined,
+    denseSearchSentence: (provider, model) =>
+      texts.format(TAU2_TEXT.bankingDenseInstructions, {
+        provider: texts.text(
+          provider === "openai"
+            ? TAU2_TEXT.bankingDenseProviderOpenai
+            : TAU2_TEXT.bankingDenseProviderOpenrouter,
+        ),
+        model,
+      }),
+    noDocuments: texts.text(TAU2_TEXT.bankingNoDocuments),
+    perTaskPolicy: texts.text(TAU2_TEXT.bankingPerTaskPolicy),
+    // Upstream's reranker prompt lives in a file the extraction does not read
+    // (knowledge/postprocessors/pointwise_llm_reranker.py); ours stands in, and a configuration that
+    // reranks is therefore not upstream's wording (see the domain's `upstreamTexts`).
     rerankerPrompt: fallback.rerankerPrompt,
   };
+}
+
+/** The texts for a data folder: upstream's when it has the extracted texts, else our own wording. */
+export function loadBankingTexts(dataDir: string): BankingTexts {
+  const upstream = loadUpstreamTexts(dataDir);
+  return upstream ? upstreamBankingTexts(upstream) : paraphrasedTexts();
 }
 
 function typeName(param: ParamSpec): string {
@@ -133,6 +102,7 @@ function typeName(param: ParamSpec): string {
 export function paraphrasedTexts(): BankingTexts {
   return {
     source: "paraphrased",
+    upstream: null,
     toolDoc: (name, params) => {
       const entry = DISCOVERABLE_DOCS[name];
       const parameters: ToolDoc["parameters"] = new Map();

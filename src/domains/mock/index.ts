@@ -9,6 +9,8 @@ import { modelResult, t, validate } from "../../env/model.ts";
 import { type FunctionDef, param, type ToolDef, ToolError, Toolkit } from "../../env/toolkit.ts";
 import { transferToHumanAgents } from "../shared-tools.ts";
 import { domainFiles, readDb } from "../files.ts";
+import { loadUpstreamTexts } from "../texts/store.ts";
+import { withUpstreamToolTexts } from "../texts/tool-wording.ts";
 import type { Domain, DomainDefinition, EnvironmentOptions } from "../types.ts";
 
 const MockTask = t.model("Task", {
@@ -196,6 +198,9 @@ function load(dataDir: string): Domain {
   const files = domainFiles(dir);
   const policy = (options: EnvironmentOptions = {}) =>
     files.text(options.soloMode ? "policy_solo.md" : "policy.md");
+  const texts = loadUpstreamTexts(dataDir);
+  const wordedAgentTools = withUpstreamToolTexts(agentTools, texts, "mock");
+  const wordedUserTools = withUpstreamToolTexts(userTools, texts, "mock");
   return {
     name: "mock",
     supportsSolo: true,
@@ -204,13 +209,14 @@ function load(dataDir: string): Domain {
       new Environment({
         domainName: "mock",
         policy: policy(options),
-        tools: new Toolkit("MockTools", agentTools, agentHelpers, baseDb.fork()),
-        userTools: new Toolkit("MockUserTools", userTools, userHelpers, baseUserDb.fork()),
+        tools: new Toolkit("MockTools", wordedAgentTools, agentHelpers, baseDb.fork()),
+        userTools: new Toolkit("MockUserTools", wordedUserTools, userHelpers, baseUserDb.fork()),
         soloMode: options.soloMode ?? false,
       }),
     tasks: files.tasks,
     splits: files.splits,
     policy,
+    upstreamTexts: texts,
   };
 }
 

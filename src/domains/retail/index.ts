@@ -9,6 +9,8 @@ import { DbState } from "../../env/db-state.ts";
 import { Environment } from "../../env/environment.ts";
 import { Toolkit } from "../../env/toolkit.ts";
 import { domainFiles, readPyJson, validateDb } from "../files.ts";
+import { loadUpstreamTexts } from "../texts/store.ts";
+import { withUpstreamToolTexts } from "../texts/tool-wording.ts";
 import type { Domain, DomainDefinition } from "../types.ts";
 import { type OrderRecord, RetailDb, RetailDbFile, type RetailRoot, storedFloat } from "./data-model.ts";
 import { retailTools } from "./tools.ts";
@@ -32,6 +34,8 @@ function load(dataDir: string): Domain {
   const baseDb = readRetailDb(join(dir, "db.json"));
   const files = domainFiles(dir);
   const policy = () => files.text("policy.md");
+  const texts = loadUpstreamTexts(dataDir);
+  const tools = withUpstreamToolTexts(retailTools, texts, "retail");
   return {
     name: "retail",
     supportsSolo: false,
@@ -41,12 +45,13 @@ function load(dataDir: string): Domain {
       return new Environment({
         domainName: "retail",
         policy: policy(),
-        tools: new Toolkit("RetailTools", retailTools, [], baseDb.fork()),
+        tools: new Toolkit("RetailTools", tools, [], baseDb.fork()),
       });
     },
     tasks: files.tasks,
     splits: files.splits,
     policy,
+    upstreamTexts: texts,
   };
 }
 

@@ -420,9 +420,16 @@ const agentTools: readonly ToolDef<AgentToolsState>[] = [
   },
 ];
 
+/** The agent tools as declared here (taubench's own descriptions). */
+export const telecomAgentTools = agentTools;
+
 /** Builds the agent toolkit of one environment (cheap: the tool definitions are shared). */
-export function makeAgentToolkit(db: DbState<any>, ids: DraftBillIds): Toolkit<AgentToolsState> {
-  return new Toolkit("TelecomTools", agentTools, agentHelpers, db, { draftBillIds: ids });
+export function makeAgentToolkit(
+  db: DbState<any>,
+  ids: DraftBillIds,
+  tools: readonly ToolDef<AgentToolsState>[] = agentTools,
+): Toolkit<AgentToolsState> {
+  return new Toolkit("TelecomTools", tools, agentHelpers, db, { draftBillIds: ids });
 }
 
 function setRoaming(root: TelecomRoot, customerId: unknown, lineId: unknown, enabled: boolean): string {

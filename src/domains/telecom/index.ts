@@ -8,12 +8,16 @@
 import { join } from "node:path";
 import type { DbState } from "../../env/db-state.ts";
 import { Environment } from "../../env/environment.ts";
+import type { ToolDef } from "../../env/toolkit.ts";
 import { type DomainFiles, domainFiles, readDb } from "../files.ts";
+import { loadUpstreamTexts, type UpstreamTexts } from "../texts/store.ts";
+import { TAU2_TEXT } from "../texts/tau2.ts";
+import { withUpstreamToolTexts } from "../texts/tool-wording.ts";
 import type { Domain, DomainDefinition, EnvironmentOptions } from "../types.ts";
-import { DraftBillIds, makeAgentToolkit } from "./agent-tools.ts";
+import { type AgentToolsState, DraftBillIds, makeAgentToolkit, telecomAgentTools } from "./agent-tools.ts";
 import { TelecomDb, type TelecomRoot, type TelecomUserRoot, TelecomUserDb } from "./models.ts";
 import { syncTelecom } from "./sync.ts";
-import { makeUserToolkit, newUserToolsState } from "./user-tools.ts";
+import { makeUserToolkit, newUserToolsState, telecomUserTools, type UserToolsState } from "./user-tools.ts";
 
 /** Which tech-support document the agent gets. */
 export type TelecomPolicyKind = "manual" | "workflow";
@@ -30,8 +34,10 @@ const POLICY_FILES: Record<TelecomPolicyKind, Record<"normal" | "solo", [string,
   },
 };
 
-/** The agent's policy: the main policy and the tech-support document, each wrapped in its tag. */
-export function telecomPolicy(main: string, techSupport: string): string {
+/** The agent's policy: the main policy and the tech-support document, each wrapped in its tag (upstream's wrapper when given). */
+export function telecomPolicy(main: string, techSupport: string, texts: UpstreamTexts | null = null): string {
+  if (texts)
+    return texts.format(TAU2_TEXT.telecomPolicy, { main_policy: main, tech_support_policy: techSupport });
   return `<main_policy>\n${main}\n</main_policy>\n<tech_support_policy>\n${techSupport}\n</tech_support_policy>`;
 }
 
@@ -40,6 +46,9 @@ interface TelecomData {
   db: DbState<TelecomRoot>;
   userDb: DbState<TelecomUserRoot>;
   files: DomainFiles;
+  texts: UpstreamTexts | null;
+  agentTools: readonly ToolDef<AgentToolsState>[];
+  userTools: readonly ToolDef<UserToolsState>[];
 }
 
 const shared = new Map<string, TelecomData>();
@@ -48,7 +57,12 @@ function telecomData(dataDir: string): TelecomData {
   let data = shared.get(dataDir);
   if (!data) {
     const dir = join(dataDir, "domains", "telecom");
+    const texts = loadUpstreamTexts(dataDir);
     data = {
+      texts,
+      // Both variants are upstream's `telecom` domain folder, so their tools share its texts.
+      agentTools: withUpstreamToolTexts(telecomAgentTools, texts, "telecom"),
+      userTools: withUpstreamToolTexts(telecomUserTools, texts, "telecom"),
       db: readDb<TelecomRoot>(join(dir, "db.toml"), TelecomDb),
       userDb: readDb<TelecomUserRoot>(join(dir, "user_db.toml"), TelecomUserDb),
       files: domainFiles(dir),
@@ -62,7 +76,7 @@ function loadVariant(name: string, kind: TelecomPolicyKind, dataDir: string): Do
   const data = telecomData(dataDir);
   const policy = (options: EnvironmentOptions = {}) => {
     const [main, tech] = POLICY_FILES[kind][options.soloMode ? "solo" : "normal"];
-    return telecomPolicy(data.files.text(main), data.files.text(tech));
+    return telecomPolicy(data.files.text(main), data.files.text(tech), data.texts);
   };
   return {
     name,
@@ -72,14 +86,15 @@ function loadVariant(name: string, kind: TelecomPolicyKind, dataDir: string): Do
       new Environment({
         domainName: name,
         policy: policy(options),
-        tools: makeAgentToolkit(data.db.fork(), new DraftBillIds()),
-        userTools: makeUserToolkit(data.userDb.fork(), newUserToolsState()),
+        tools: makeAgentToolkit(data.db.fork(), new DraftBillIds(), data.agentTools),
+        userTools: makeUserToolkit(data.userDb.fork(), newUserToolsState(), data.userTools),
         soloMode: options.soloMode ?? false,
         sync: syncTelecom,
       }),
     tasks: data.files.tasks,
     splits: data.files.splits,
     policy,
+    upstreamTexts: data.texts,
   };
 }
 

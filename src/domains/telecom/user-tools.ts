@@ -591,9 +591,16 @@ const userTools: readonly ToolDef<UserToolsState>[] = [
   },
 ];
 
+/** The user tools as declared here (taubench's own descriptions). */
+export const telecomUserTools = userTools;
+
 /** Builds the user toolkit of one environment (cheap: the tool definitions are shared). */
-export function makeUserToolkit(db: DbState<any>, state: UserToolsState): Toolkit<UserToolsState> {
-  return new Toolkit("TelecomUserTools", userTools, userHelpers, db, state);
+export function makeUserToolkit(
+  db: DbState<any>,
+  state: UserToolsState,
+  tools: readonly ToolDef<UserToolsState>[] = userTools,
+): Toolkit<UserToolsState> {
+  return new Toolkit("TelecomUserTools", tools, userHelpers, db, state);
 }
 
 function connectVpn(device: PhoneDeviceRecord, state: UserToolsState): string {
