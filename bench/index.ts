@@ -24,6 +24,7 @@ import { startupBench } from "./startup.ts";
 import { tau1Bench } from "./tau1.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
 import { viewerBench } from "./viewer.ts";
+import { workersBench } from "./workers.ts";
 
 /** Every benchmark module, in the order they run. Add new modules here. */
 export const MODULES: readonly BenchModule[] = [
@@ -33,6 +34,7 @@ export const MODULES: readonly BenchModule[] = [
   bankingRetrievalBench,
   telecomGeneratorBench,
   runnerBench,
+  workersBench,
   viewerBench,
 ];
 

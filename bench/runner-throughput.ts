@@ -94,14 +94,16 @@ function rssSampler(): { stop(): number } {
 }
 
 /** A model transport plus its call counters. */
-interface Transport {
+export interface Transport {
+  /** The OpenAI-compatible base URL of the HTTP transport (absent in process). */
+  baseUrl?: string;
   createLlm(model: string, onEvent: LlmEventListener): LlmClient;
   stats(): Promise<{ callCount: number; maxInFlight: number }>;
   close(): Promise<void>;
 }
 
 /** Starts the fake provider in a child process; counters travel over stdin/stdout. */
-async function httpTransport(latencyMs: number): Promise<Transport> {
+export async function httpTransport(latencyMs: number): Promise<Transport> {
   const child = spawn(
     process.execPath,
     ["--import", "tsx", new URL(import.meta.url).pathname, "--serve", String(latencyMs)],
@@ -116,6 +118,7 @@ async function httpTransport(latencyMs: number): Promise<Transport> {
   const hello = await next();
   const baseUrl = hello.openaiBaseUrl as string;
   return {
+    baseUrl,
     createLlm: (model, onEvent) =>
       createLlmClient(model, { baseUrl, env: { OPENAI_API_KEY: "fake-key" }, onEvent }),
     async stats() {

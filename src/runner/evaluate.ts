@@ -44,6 +44,7 @@ import {
   type UntilDecidedRecord,
   type UntilDecidedSettings,
 } from "./until-decided.ts";
+import type { ExecutorFactory } from "./unit-executor.ts";
 import { TAU1_DEFAULTS } from "./tau1-run.ts";
 
 /** How the run's model clients are built when {@link EvaluationOptions.createLlm} is not given. */
@@ -133,6 +134,8 @@ export interface EvaluationOptions {
   resumeCommand?: (resultsPath: string) => string;
   /** Write `results.json` at the end (default true); the checkpoint is always written. */
   writeResultsJson?: boolean;
+  /** Runs the units in other processes (local workers, a queue); default this process. */
+  executor?: ExecutorFactory;
   /** `tau1-*` few-shot agent: the example dialogues (default: the data folder's file for the domain). */
   fewShotDisplaysPath?: string;
   /** `tau1-*` `human` user: where its lines are shown and typed. */
@@ -303,6 +306,7 @@ function runDependencies(options: EvaluationOptions): RunDependencies {
     createLlm: options.createLlm ?? factory.createLlm,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.executor ? { executor: options.executor } : {}),
     ...(options.humanUser ? { humanUser: options.humanUser } : {}),
   };
 }

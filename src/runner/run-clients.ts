@@ -47,10 +47,11 @@ export function createRunClients(
   factory: LlmFactory,
   onEvent: LlmEventListener,
   needed = true,
+  /** The per-provider limits to route through (a worker passes its own, to feed it other workers' 429s). */
+  scheduler = new ProviderScheduler({ maxConcurrency: plan.config.maxConcurrency }, factory.providerKey),
 ): SimulationClients {
   if (!needed) return NO_CLIENTS;
   const { config } = plan;
-  const scheduler = new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, factory.providerKey);
   const onLlmEvent = (event: LlmEvent) => {
     onEvent(event);
     if (event.type === "rate_limited") scheduler.rateLimited(event.model);

@@ -5,6 +5,7 @@
  * export upstream's results JSON at the end. Progress is reported as
  * {@link RunEvent}s; nothing here prints.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Info } from "../core/results.ts";
@@ -14,7 +15,7 @@ import type { Task } from "../core/task.ts";
 import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
 import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
 import { planUnits, runBatch } from "./batch.ts";
-import { CHECKPOINT_VERSION, CheckpointWriter } from "./checkpoint.ts";
+import { CHECKPOINT_VERSION, CheckpointWriter, type RunRecord } from "./checkpoint.ts";
 import { keepWinner, slimSimulation } from "./checkpoint-state.ts";
 import { type RunEventListener, safeListener } from "./events.ts";
 import { exportResults } from "./export.ts";
@@ -24,6 +25,7 @@ import { planRun, type RunConfig, type RunPlan } from "./plan.ts";
 import { clientEndpoints, createRunClients, type LlmFactory, type SimulationClients } from "./run-clients.ts";
 import { describeRun, openResumeState, runRecordChanged } from "./resume.ts";
 import { SimulationRunner } from "./simulation-runner.ts";
+import type { ExecutorFactory, UnitExecutor } from "./unit-executor.ts";
 import { exportTau1Results } from "./tau1-results.ts";
 import type { HumanIo } from "../users/tau1-users.ts";
 import { isTau1Domain } from "../domains/tau1/index.ts";
@@ -56,6 +58,11 @@ export interface RunDependencies extends LlmFactory {
    * anything is written or run (checks that should stop a run early go here).
    */
   beforeFirstSimulation?(plan: RunPlan, clients: SimulationClients): Promise<void> | void;
+  /**
+   * Runs the units in other processes (`--workers`, `--queue`); this process stays the only
+   * writer of the checkpoint. Default: in this process.
+   */
+  executor?: ExecutorFactory;
   /** The terminal of the original τ-bench `human` user strategy. */
   humanUser?: HumanIo;
 }
@@ -77,6 +84,12 @@ export interface RunOutcome {
   ranNow: number;
   /** Simulations found finished in the checkpoint. */
   resumed: number;
+}
+
+/** A run's id for its workers: from when its checkpoint was started and what it runs. */
+function runIdOf(record: RunRecord): string {
+  const text = `${record.created_at}\n${pyDumps(record.fingerprint, { sortKeys: true })}`;
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
@@ -112,9 +125,13 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
   // Build clients before anything is written, so a missing API key leaves no checkpoint behind
   // (an import's checkpoint and backups are taken back; the imported file itself was never changed).
   let clients: SimulationClients;
+  let remote: UnitExecutor | null = null;
   try {
     clients = createRunClients(plan, deps, onLlmEvent, units.length > 0);
     await deps.beforeFirstSimulation?.(plan, clients);
+    // Workers start before anything is written too: a refused or unreachable pool leaves no trace.
+    if (deps.executor && units.length > 0)
+      remote = await deps.executor(plan, { runId: runIdOf(resume.previous ?? record), onLlmEvent, note });
   } catch (error) {
     if (resume.imported) undoImport(checkpointPath, resume.imported);
     throw error;
@@ -131,17 +148,19 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
 
   if (plan.prompts.note && (plan.agent.needsLlm || plan.user.needsLlm)) note(plan.prompts.note);
   note(`Run ${config.resultsPath}`);
-  mkdirSync(dirname(config.resultsPath), { recursive: true });
-  const writer = await CheckpointWriter.open(checkpointPath);
+  let writer: CheckpointWriter | null = null;
   try {
-    if (runRecordChanged(resume.previous, record) || endpointsChanged) await writer.append(record);
+    mkdirSync(dirname(config.resultsPath), { recursive: true });
+    const checkpoint = await CheckpointWriter.open(checkpointPath);
+    writer = checkpoint;
+    if (runRecordChanged(resume.previous, record) || endpointsChanged) await checkpoint.append(record);
     const runner = new SimulationRunner(
       plan,
       clients,
       onLlmEvent,
       deps.humanUser ? { humanUser: deps.humanUser } : {},
     );
-    session.startSaving(writer, deps.usageSaveIntervalMs ?? 30_000);
+    session.startSaving(checkpoint, deps.usageSaveIntervalMs ?? 30_000);
     emit({
       type: "run_started",
       resultsPath: config.resultsPath,
@@ -157,11 +176,11 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
         maxConcurrency: config.maxConcurrency,
         maxRetries: config.maxRetries,
         retryDelayMs: config.retryDelayMs,
-        runSimulation: (unit, signal) => runner.run(unit, signal),
+        runSimulation: (unit, signal) => (remote ? remote.run(unit, signal) : runner.run(unit, signal)),
         record: (simulation) => {
           // Counted before the write, so the session trailer of this very write includes it.
           session.simulationRecorded();
-          return writer.append({ kind: "simulation", version: CHECKPOINT_VERSION, simulation });
+          return checkpoint.append({ kind: "simulation", version: CHECKPOINT_VERSION, simulation });
         },
         onStart: (unit) => emit({ type: "simulation_started", unit }),
         onRetry: (unit, attempt, error) => {
@@ -173,6 +192,7 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
           // string is the unit's, so a finished simulation adds no key of its own.
           const slim = slimSimulation(simulation);
           keepWinner(all, unit.key, slim);
+          remote?.recorded?.(unit);
           emit({ type: "simulation_finished", unit, simulation: slim });
         },
         ...(deps.signal ? { signal: deps.signal } : {}),
@@ -182,7 +202,7 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
       emit({ type: "batch_finished", interrupted: deps.signal?.aborted ?? false });
     }
     await session.save();
-    await writer.close();
+    await checkpoint.close();
     const runUsage = sumRunUsage([
       ...resume.previousSessions.map((previous) => previous.usage),
       session.counter.snapshot(),
@@ -208,6 +228,7 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
       resumed: resumedInScope.length,
     };
   } finally {
-    await writer.close();
+    await writer?.close();
+    await remote?.close();
   }
 }

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   review: async () => (await import("./review.ts")).registerReviewCommand,
   submit: async () => (await import("./submit.ts")).registerSubmitCommand,
   analyze: async () => (await import("./analyze.ts")).registerAnalyzeCommand,
+  worker: async () => (await import("./worker.ts")).registerWorkerCommand,
 };
 
 /** Options of `tau` itself that take no value, so the first other argument is the command. */

@@ -20,6 +20,7 @@ import {
   type UntilDecidedOptions,
 } from "../../runner/evaluate.ts";
 import type { ModelUse } from "../../runner/run-clients.ts";
+import type { ExecutorFactory } from "../../runner/unit-executor.ts";
 import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
 import { tau1MetricsLines } from "../../runner/tau1-results.ts";
 import { TAU1_DEFAULTS } from "../../runner/tau1-run.ts";
@@ -95,6 +96,8 @@ export interface RunCommandOptions {
   maxTrials?: string;
   /** commander's `--no-policy` (false when given). */
   policy?: boolean;
+  workers?: string;
+  queue?: string;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -312,6 +315,7 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
   });
   const result = await runEvaluation({
     ...evaluation,
+    ...(await executorFromFlags(options, evaluation)),
     createLlm: (model, onEvent, uses) => {
       try {
         return factory.createLlm(model, onEvent, uses);
@@ -348,6 +352,30 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
     return 130;
   }
   return 0;
+}
+
+/**
+ * `--workers N` (local processes) or `--queue URL` (`tau worker`s): where the units run. The worker
+ * layer is loaded only then, so a run without them pays nothing for it (nor for BullMQ).
+ */
+async function executorFromFlags(
+  options: RunCommandOptions,
+  evaluation: EvaluationOptions,
+): Promise<{ executor?: ExecutorFactory }> {
+  if (options.workers !== undefined && options.queue !== undefined)
+    throw new UsageError(
+      "--workers and --queue exclude each other (queue workers are started with tau worker)",
+    );
+  const llm = evaluation.llm ?? {};
+  if (options.queue !== undefined) {
+    const { queueExecutor } = await import("../../worker/queue.ts");
+    return { executor: queueExecutor(options.queue, llm) };
+  }
+  if (options.workers === undefined) return {};
+  const count = parseIntegerOption("--workers", options.workers, 1);
+  if (count === 1) return {};
+  const { localWorkers } = await import("../../worker/local-pool.ts");
+  return { executor: localWorkers(count, llm) };
 }
 
 /** Registers `tau run`. */
@@ -458,6 +486,14 @@ export function registerRunCommand(program: Command): void {
       "with --until-decided: trials per task each round adds (default a fifth of the planned trials)",
     )
     .option("--max-trials <n>", "with --until-decided: most trials per task the run may reach")
+    .option(
+      "--workers <n>",
+      "run simulations in N local worker processes (one core each); default 1, this process",
+    )
+    .option(
+      "--queue <redis-url>",
+      "enqueue the simulations on Redis (redis://HOST:PORT/DB) for `tau worker`s on any machine; this process coordinates and writes the results (docs/scale.md)",
+    )
     .option(
       "--progress-interval <seconds>",
       "seconds between plain progress lines when not on a terminal",

@@ -1,0 +1,96 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runTauSync } from "../cli/e2e-harness.ts";
+import type { SimulationRun } from "../core/simulation.ts";
+import { runEvaluation } from "../runner/evaluate.ts";
+import { offlineEvaluation } from "../testing/run-config.ts";
+import { UnitHost, WorkerRefusedError } from "./host.ts";
+import { localWorkers } from "./local-pool.ts";
+import { encodeConfig } from "./protocol.ts";
+import { planEvaluation } from "../runner/evaluate.ts";
+
+const dataDir = process.env.TAU_DATA_DIR;
+
+/** What must not depend on where a simulation ran: everything but ids and clocks. */
+function comparable(simulations: readonly SimulationRun[]) {
+  return simulations
+    .map((simulation) => ({
+      key: `${simulation.trial}/${simulation.task_id}/${simulation.seed}`,
+      termination: simulation.termination_reason,
+      reward: simulation.reward_info?.reward ?? null,
+      db: simulation.reward_info?.db_check ?? null,
+    }))
+    .sort((a, b) => a.key.localeCompare(b.key));
+}
+
+describe.skipIf(!dataDir)("tau run --workers (skipped: TAU_DATA_DIR not set)", () => {
+  it("two local worker processes give the results one process gives, the coordinator writing them", async () => {
+    const options = { dataDir: dataDir!, numTrials: 3, maxConcurrency: 6 };
+    const single = await runEvaluation(offlineEvaluation(options));
+    const notes: string[] = [];
+    const pooled = await runEvaluation(
+      offlineEvaluation({
+        ...options,
+        executor: localWorkers(2, {}),
+        onEvent: (event) => {
+          if (event.type === "note") notes.push(event.message);
+        },
+      }),
+    );
+    expect(pooled.ranNow).toBe(single.ranNow);
+    expect(single.ranNow).toBeGreaterThan(6);
+    expect(comparable(pooled.simulations)).toEqual(comparable(single.simulations));
+    expect(pooled.metrics.avgReward).toBe(single.metrics.avgReward);
+    expect(notes.filter((note) => note.includes("exited"))).toEqual([]);
+  });
+
+  it("a worker of another taubench version or other data is refused with one line", async () => {
+    const plan = await planEvaluation(offlineEvaluation({ dataDir: dataDir! }));
+    const descriptor = {
+      runId: "r1",
+      config: encodeConfig(plan.config),
+      llm: {},
+      version: "0.0.0-other",
+      digest: null,
+    };
+    const onLlmEvent = () => {};
+    await expect(UnitHost.open(descriptor, { onLlmEvent })).rejects.toThrow(
+      /^worker refused run r1: taubench \S+ here, 0\.0\.0-other on the coordinator/,
+    );
+    const version = (await import("../core/results-file.ts")).packageVersion();
+    const otherData = { ...descriptor, version, digest: "0".repeat(64) };
+    const refusal = await UnitHost.open(otherData, { onLlmEvent }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(WorkerRefusedError);
+    expect((refusal as Error).message).toMatch(/data in .* differs from the coordinator's/);
+    expect((refusal as Error).message).not.toContain("\n");
+  });
+});
+
+describe.skipIf(!dataDir)("tau run --workers from the command line (skipped: TAU_DATA_DIR not set)", () => {
+  it("runs every unit through two worker processes and exports the results", () => {
+    const folder = mkdtempSync(join(tmpdir(), "tau-workers-cli-"));
+    const base = ["run", "--domain", "mock", "--agent", "replay", "--user", "scripted", "--judge", "none"];
+    const result = runTauSync(
+      [...base, "--num-trials", "2", "--workers", "2", "--save-to", join(folder, "r.json")],
+      {
+        env: { TAU_DATA_DIR: dataDir },
+      },
+    );
+    expect(result.stderr).not.toContain("Error");
+    expect(result.status).toBe(0);
+    const results = JSON.parse(readFileSync(join(folder, "r.json"), "utf8"));
+    expect(results.simulations.length).toBeGreaterThan(4);
+    expect(new Set(results.simulations.map((s: SimulationRun) => `${s.trial}/${s.task_id}`)).size).toBe(
+      results.simulations.length,
+    );
+    const both = runTauSync([...base, "--workers", "2", "--queue", "redis://127.0.0.1:1/0"], {
+      env: { TAU_DATA_DIR: dataDir },
+    });
+    expect(both.status).toBe(2);
+    expect(both.stderr.trim()).toBe(
+      "tau: --workers and --queue exclude each other (queue workers are started with tau worker)",
+    );
+  }, 120_000);
+});

@@ -1,0 +1,160 @@
+/**
+ * What crosses between a coordinator and its workers, local or over a queue:
+ * the run's descriptor (its config and model settings, serializable; the
+ * taubench version and a digest of the plan a worker must reproduce), and one
+ * attempt's outcome (the simulation as its checkpoint line, or the error
+ * rebuilt on the coordinator's side so the batch treats it as in process).
+ */
+import { createHash } from "node:crypto";
+import { InfrastructureError, UsageError } from "../core/errors.ts";
+import { parsePyJson, pyDumps } from "../core/py-json.ts";
+import type { SimulationRun } from "../core/simulation.ts";
+import { LlmError, type LlmErrorKind } from "../llm/errors.ts";
+import type { LlmEvent } from "../llm/events.ts";
+import { CHECKPOINT_VERSION, formatCheckpointLine, parseCheckpointLine } from "../runner/checkpoint.ts";
+import type { LlmSettings } from "../runner/evaluate.ts";
+import type { RunConfig, RunPlan } from "../runner/plan.ts";
+
+/** Everything a worker needs to rebuild a coordinator's plan, and what it must match. */
+export interface RunDescriptor {
+  /** Names the run's jobs (stable across resumes of the same checkpoint). */
+  runId: string;
+  /** The {@link RunConfig} as Python-style JSON (floats stay floats, so fingerprints agree). */
+  config: string;
+  /** How the workers build their model clients. */
+  llm: LlmSettings;
+  /** The coordinator's taubench version. */
+  version: string;
+  /** {@link planDigest} of the coordinator's plan; null skips the check (local workers read the same files). */
+  digest: string | null;
+}
+
+/** One unit as a job names it (the task by id: the worker has the tasks from its own data). */
+export interface UnitRef {
+  trial: number;
+  taskId: string;
+  seed: number;
+}
+
+/** An attempt's error as data. */
+export interface WireError {
+  name: string;
+  message: string;
+  stack: string | null;
+  infrastructure: boolean;
+  stopsRun: boolean;
+  /** The LLM layer's fault label, when an {@link LlmError} is in the cause chain. */
+  llm: { kind: LlmErrorKind; model: string; statusCode: number | null } | null;
+}
+
+/** One attempt's outcome as data. */
+export type WireOutcome = { kind: "simulation"; line: string } | { kind: "error"; error: WireError };
+
+/**
+ * sha256 over what must be equal for two processes to run the same simulations: the run's
+ * fingerprint, tasks, seeds, policy and prompt hashes, and the domain's initial database.
+ */
+export function planDigest(plan: RunPlan): string {
+  const environment = plan.domain.makeEnvironment({ soloMode: plan.soloMode });
+  const taubench = plan.info.taubench as { prompt_hashes?: unknown } | undefined;
+  const text = pyDumps(
+    {
+      fingerprint: plan.fingerprint,
+      tasks: plan.tasks,
+      seeds: plan.seeds,
+      policy: plan.info.environment_info.policy,
+      prompt_hashes: taubench?.prompt_hashes ?? null,
+      db: environment.getDbHash(),
+      user_db: environment.getUserDbHash(),
+    },
+    { sortKeys: true },
+  );
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** The config as a descriptor carries it; a participant given as an object cannot cross a process. */
+export function encodeConfig(config: RunConfig): string {
+  for (const kind of ["agent", "user"] as const) {
+    if (typeof config[kind] !== "string")
+      throw new UsageError(
+        `--workers and --queue need the ${kind} as a registered name or a module path (a definition object cannot cross processes; --agent-url / --agent-a2a agents run in one process)`,
+      );
+  }
+  return pyDumps(config);
+}
+
+/** The inverse of {@link encodeConfig}. */
+export function decodeConfig(text: string): RunConfig {
+  return parsePyJson(text) as unknown as RunConfig;
+}
+
+/** A simulation as it travels (its checkpoint line, so the coordinator writes what one process would). */
+export function encodeSimulation(simulation: SimulationRun): WireOutcome {
+  return {
+    kind: "simulation",
+    line: formatCheckpointLine({ kind: "simulation", version: CHECKPOINT_VERSION, simulation }),
+  };
+}
+
+/** An attempt's error as it travels. */
+export function encodeError(error: unknown): WireOutcome {
+  const err = error instanceof Error ? error : new Error(String(error));
+  let llm: WireError["llm"] = null;
+  let stopsRun = false;
+  let infrastructure = false;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof InfrastructureError) {
+      infrastructure = true;
+      stopsRun ||= e.stopsRun;
+    }
+    if (e instanceof LlmError && llm === null)
+      llm = { kind: e.kind, model: e.model, statusCode: e.statusCode ?? null };
+  }
+  return {
+    kind: "error",
+    error: { name: err.name, message: err.message, stack: err.stack ?? null, infrastructure, stopsRun, llm },
+  };
+}
+
+/** The simulation of an outcome, or its error rebuilt and thrown. */
+export function decodeOutcome(outcome: WireOutcome, source: string): SimulationRun {
+  if (outcome.kind === "simulation") {
+    const record = parseCheckpointLine(source, 1, outcome.line);
+    if (record.kind !== "simulation") throw new Error(`${source}: a worker sent a ${record.kind} record`);
+    return record.simulation;
+  }
+  throw rebuildError(outcome.error);
+}
+
+/** An error that behaves, for retries, fault labels and run stops, like the one the worker saw. */
+export function rebuildError(wire: WireError): Error {
+  let error: Error;
+  if (wire.llm) {
+    error = new LlmError(wire.message, {
+      kind: wire.llm.kind,
+      model: wire.llm.model,
+      ...(wire.llm.statusCode === null ? {} : { statusCode: wire.llm.statusCode }),
+    });
+  } else if (wire.infrastructure || wire.stopsRun) {
+    error = new InfrastructureError(wire.message, { stopsRun: wire.stopsRun });
+  } else {
+    error = new Error(wire.message);
+  }
+  error.name = wire.name;
+  if (wire.stack !== null) error.stack = wire.stack;
+  return error;
+}
+
+/** Coordinator → local worker process. */
+export type ToWorker =
+  | { type: "open"; descriptor: RunDescriptor }
+  | { type: "run"; id: number; unit: UnitRef }
+  | { type: "abort"; id: number }
+  | { type: "rate_limited"; model: string };
+
+/** Local worker process → coordinator. */
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "refused"; message: string }
+  | { type: "llm"; events: LlmEvent[] }
+  | { type: "outcome"; id: number; outcome: WireOutcome };
