@@ -118,6 +118,23 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(state.simulations.size).toBe(30);
   });
 
+  it("one writer per run: a second run on the same results path is refused while the first goes on", async () => {
+    const run = config({ numTrials: 20 });
+    const first = executeRun(run, offline);
+    // The second start happens while the first is still running (its lock is taken synchronously).
+    await expect(executeRun(run, offline)).rejects.toThrow(
+      /is being written by another tau run \(pid \d+ on this host/,
+    );
+    const done = await first;
+    expect(done.ranNow).toBe(200);
+    const state = await loadCheckpointState(`${run.resultsPath}l`);
+    expect(state.duplicates).toBe(0);
+    expect(state.simulations.size).toBe(200);
+    // Released at the end: the next invocation resumes normally.
+    expect((await executeRun(run, offline)).ranNow).toBe(0);
+    expect(existsSync(`${run.resultsPath}l.lock`)).toBe(false);
+  });
+
   it("refuses to resume with settings that change what a simulation means", async () => {
     const run = config({ taskIds: ["create_task_1"] });
     await executeRun(run, offline);

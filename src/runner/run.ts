@@ -36,6 +36,7 @@ import {
 } from "./checkpoint.ts";
 import { keepWinner, loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
 import { ProviderScheduler } from "./concurrency.ts";
+import { RunLock } from "./run-lock.ts";
 import { exportResults } from "./export.ts";
 import { importResultsFile, undoImport } from "./import-results.ts";
 import { LlmUsageCounter, runUsageToPy, sumRunUsage } from "./llm-usage.ts";
@@ -306,6 +307,22 @@ function llmEndpoints(
 
 /** Runs (or resumes) a whole run; see {@link RunConfig}. */
 export async function executeRun(config: RunConfig, deps: RunDependencies): Promise<RunOutcome> {
+  // One writer per run: the lock is taken before anything of the run is read for resuming (when its
+  // folder exists) or written, and given back however the run ends.
+  const lock = new RunLock(checkpointPathFor(config.resultsPath), deps.log);
+  try {
+    if (existsSync(dirname(config.resultsPath))) lock.acquire();
+    return await executeLockedRun(config, deps, lock);
+  } finally {
+    lock.release();
+  }
+}
+
+async function executeLockedRun(
+  config: RunConfig,
+  deps: RunDependencies,
+  lock: RunLock,
+): Promise<RunOutcome> {
   const log = deps.log ?? (() => {});
   const plan = planRun(config, log, deps.retrievalServices);
   const checkpointPath = checkpointPathFor(config.resultsPath);
@@ -445,6 +462,7 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
 
   log(`Run ${config.resultsPath}`);
   mkdirSync(dirname(config.resultsPath), { recursive: true });
+  lock.acquire();
   const writer = await CheckpointWriter.open(checkpointPath);
   try {
     if (
