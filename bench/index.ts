@@ -20,11 +20,13 @@ import {
   ratioToTarget,
 } from "./harness.ts";
 import { runnerBench } from "./runner-throughput.ts";
+import { startupBench } from "./startup.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
 import { viewerBench } from "./viewer.ts";
 
 /** Every benchmark module, in the order they run. Add new modules here. */
 export const MODULES: readonly BenchModule[] = [
+  startupBench,
   domainBench,
   bankingRetrievalBench,
   telecomGeneratorBench,

@@ -1,4 +1,5 @@
 /** Public surface of the agents layer: the seam, the registry and the built-in agents. */
+export { type AgentDefinitionInput, defineAgent } from "./define.ts";
 export { AgentError, AgentOutputError } from "./errors.ts";
 export {
   createGoldPlanAgent,

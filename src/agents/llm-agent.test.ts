@@ -1,3 +1,4 @@
+import { episodeFields } from "../testing/contexts.ts";
 import { describe, expect, it } from "vitest";
 import { assistantMessage, type ToolMessage, userMessage } from "../core/messages.ts";
 import { PyFloat } from "../core/py-json.ts";
@@ -324,6 +325,7 @@ describe("agent registry", () => {
       policy: POLICY,
       soloMode: false,
       llmArgs: {},
+      ...episodeFields(),
     };
     expect(() => getAgentDefinition("react").create({ ...base, llm: null })).toThrow(/needs a model/);
     const llm = new ScriptedLlmClient([]);

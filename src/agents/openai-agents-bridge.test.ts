@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { userMessage } from "../core/messages.ts";
 import { PyFloat } from "../core/py-json.ts";
+import { episodeFields } from "../testing/contexts.ts";
 import { Task } from "../core/task.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import { LlmError } from "../llm/errors.ts";
@@ -43,6 +44,7 @@ function context(events: LlmEvent[]): AgentContext {
     llm: null,
     llmArgs: {},
     onLlmEvent: (event) => events.push(event),
+    ...episodeFields(),
   };
 }
 

@@ -16,22 +16,30 @@ import { ReplayAgent } from "./replay-agent.ts";
 import { TextAgent, textAgentSystemPrompt } from "./text-agent.ts";
 import type { Agent } from "./types.ts";
 
-/** What a factory gets to build an agent for one episode. */
-export interface AgentContext {
+/** What a factory gets to build an agent for one episode (one attempt of one simulation). */
+export interface AgentContext<Options = Record<string, unknown>> {
   domainName: string;
   task: Task;
   /** Agent tools (plus user tools in solo mode). */
   tools: ToolSchema[];
   policy: string;
   soloMode: boolean;
+  /** The run's agent model (`--agent-llm`), or null when the definition does not need one. */
   llm: LlmClient | null;
+  /** The agent model's arguments (`--agent-llm-args`); a fresh copy per episode. */
   llmArgs: Record<string, unknown>;
+  /** Aborted when the run stops (Ctrl-C, the caller's signal) or this attempt is abandoned. */
+  signal: AbortSignal;
+  /** The id the simulation is recorded under (a stateful agent service can key its memory on it). */
+  simulationId: string;
+  /** 0-based trial index. */
+  trial: number;
+  /** The trial seed (upstream's per-trial seed; also given to `setSeed`). */
+  seed: number;
+  /** `--agent-options` (or `agentOptions` of the library), after the definition's `parseOptions`. */
+  options: Options;
   /** The run's accounting of model calls (usage, cost, retries); agents that build their own client report here. */
   onLlmEvent?: LlmEventListener;
-  /** Id of the simulation the agent plays in (what the results record); agent services key their memory on it. */
-  simulationId?: string;
-  /** 0-based trial index. */
-  trial?: number;
 }
 
 /** What the results record about an agent that brings its own model or lives behind a URL. */
@@ -44,12 +52,15 @@ export interface AgentOrigin {
   endpoint?: string;
 }
 
-/** A registered agent. */
-export interface AgentDefinition {
+/** An agent implementation: its metadata and the factory the runner calls once per episode. */
+export interface AgentDefinition<Options = Record<string, unknown>> {
   name: string;
+  /** Recorded in results and part of the resume fingerprint. */
+  version?: string;
   description: string;
   /** Build the environment in solo mode and pair with `dummy_user`. */
   soloMode: boolean;
+  /** Whether the runner builds the `--agent-llm` client for it. */
   needsLlm: boolean;
   /** The fixed instruction text of its system prompt (hashed into results so prompt changes are visible). */
   instructions?: string;
@@ -57,7 +68,9 @@ export interface AgentDefinition {
   taskFilter?: (task: Task) => boolean;
   /** Set by adapters (AI SDK, URL agents): recorded in results instead of `--agent-llm`. */
   origin?: AgentOrigin;
-  create(ctx: AgentContext): Agent;
+  /** Checks (and may convert) the options once, before any simulation; a throw stops the run with its message. */
+  parseOptions?(options: Record<string, unknown>): Options;
+  create(ctx: AgentContext<Options>): Agent;
 }
 
 function requireLlm(name: string, ctx: AgentContext): LlmClient {

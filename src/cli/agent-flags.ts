@@ -8,7 +8,7 @@ import { a2aAgent } from "../agents/a2a-agent.ts";
 import { chatCompletionsAgent, parseAgentUrl } from "../agents/chat-completions-agent.ts";
 import type { AgentDefinition } from "../agents/registry.ts";
 import { UsageError } from "../core/errors.ts";
-import { parseNumberOption } from "../runner/cli-options.ts";
+import { parseNumberOption } from "./options.ts";
 
 /** The agent flags of `tau run`. */
 export interface AgentUrlFlags {

@@ -77,7 +77,8 @@ describe.skipIf(!dataDir)("tau run --agent-url on airline (skipped: TAU_DATA_DIR
     const results = readResults(path);
     expect(results.simulations[0]!.reward_info.reward).toBe(1);
     expect(results.info.agent_info.implementation).toBe("chat_completions_agent");
-    expect(results.info.taubench.agent).toEqual({
+    expect(results.info.taubench.agent).toMatchObject({
+      source: "object",
       adapter: "chat-completions",
       endpoint: fake.openaiBaseUrl,
     });

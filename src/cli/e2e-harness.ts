@@ -11,11 +11,11 @@ import type { FakeReply, FakeRequest } from "../testing/fake-provider.ts";
 
 const repo = resolve(import.meta.dirname, "..", "..");
 
-/** The CLI entry point the tests spawn. */
-export const TAU_BIN = join(repo, "bin", "tau.js");
+/** The CLI entry point the tests spawn: the sources through tsx (the build in dist/ may be stale; the pack test runs it). */
+export const TAU_BIN = join(repo, "scripts", "tau-from-source.js");
 
 /**
- * Runs `node bin/tau.js <args>` synchronously, for tests that need no server in
+ * Runs `tau <args>` (from the sources) synchronously, for tests that need no server in
  * this process; `env` is added to (or, with `undefined`, removes from) the parent's.
  */
 export function runTauSync(
@@ -38,7 +38,7 @@ export interface TauRun {
 }
 
 /**
- * Runs `node bin/tau.js <args>` without blocking this process (the fake
+ * Runs `tau <args>` (from the sources) without blocking this process (the fake
  * provider lives in the test process, so a synchronous spawn would deadlock).
  * Provider keys and base URLs of the parent are dropped so a developer's real
  * credentials can never reach a test; `env` adds what the test wants.
@@ -194,3 +194,52 @@ export function lastProgressLine(stderr: string): string {
   const lines = stderr.split("\n").filter((line) => /^\[\S+\] \d+\/\d+ /.test(line));
   return lines.at(-1) ?? "";
 }
+
+/**
+ * An agent module for `--agent FILE` tests (TypeScript, no imports): performs the task's expected
+ * actions, then says the closing phrase it was given as an option (`closing`).
+ */
+export const AGENT_MODULE_TS = `
+interface Step { step: number }
+interface Action { name: string; arguments: Record<string, unknown> }
+const definition = {
+  name: "module_replay",
+  version: "1.0.0",
+  description: "replays the expected actions (a test module)",
+  create(ctx: { task: { evaluation_criteria: { actions: Action[] | null } | null }; options: { closing?: string } }) {
+    const actions: Action[] = ctx.task.evaluation_criteria?.actions ?? [];
+    return {
+      name: "module_replay",
+      initState: (): Step => ({ step: 0 }),
+      isStop: () => false,
+      async generate(_input: unknown, state: Step) {
+        const action = actions[state.step];
+        const message = action
+          ? { role: "assistant", tool_calls: [{ id: "call_" + state.step, name: action.name, arguments: action.arguments, requestor: "assistant" }] }
+          : { role: "assistant", content: ctx.options.closing ?? "bye" };
+        return { message, state: { step: state.step + 1 } };
+      },
+    };
+  },
+};
+export default definition;
+`;
+
+/** A user module for `--user FILE` tests (JavaScript): opens with `greeting` and the task, hangs up on goodbye. */
+export const USER_MODULE_MJS = `
+export default {
+  name: "module_user",
+  create(ctx) {
+    return {
+      name: "module_user",
+      initState: () => ({ opened: false }),
+      async generate(input, state) {
+        if (!state.opened)
+          return { message: { role: "user", content: ctx.options.greeting + " " + ctx.task.user_scenario.instructions }, state: { opened: true } };
+        const done = typeof input.content === "string" && input.content.includes("goodbye");
+        return { message: { role: "user", content: done ? "###STOP###" : "ok" }, state };
+      },
+    };
+  },
+};
+`;

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DataDirError } from "../core/errors.ts";
+import { TAU_BIN } from "./e2e-harness.ts";
 import { systemCauseDetail } from "./main.ts";
 
 const repo = resolve(import.meta.dirname, "..", "..");
@@ -44,11 +45,9 @@ describe("tau data pull from an unreachable URL", () => {
     const url = `http://127.0.0.1:${port}/data.tar.gz`;
     const dest = join(mkdtempSync(join(tmpdir(), "tau-pull-")), "data");
     const tau = (pullUrl: string) =>
-      spawnSync(
-        process.execPath,
-        [join(repo, "bin", "tau.js"), "data", "pull", "--dest", dest, "--url", pullUrl],
-        { encoding: "utf8" },
-      );
+      spawnSync(process.execPath, [TAU_BIN, "data", "pull", "--dest", dest, "--url", pullUrl], {
+        encoding: "utf8",
+      });
     const refused = tau(url);
     expect(refused.status).toBe(2);
     const hint = `. Without network access, fetch the release archive some other way and pass it with --url`;
@@ -65,7 +64,7 @@ describe("tau data pull from an unreachable URL", () => {
 
 describe("tau --version", () => {
   it("prints the package version and exits 0", () => {
-    const result = spawnSync(process.execPath, [join(repo, "bin", "tau.js"), "--version"], {
+    const result = spawnSync(process.execPath, [TAU_BIN, "--version"], {
       encoding: "utf8",
     });
     expect(result.status).toBe(0);

@@ -1,23 +1,24 @@
 /**
  * The `tau` command line. Each subcommand lives in `commands/<name>.ts` and
- * registers itself on the program; errors become one clear line (stack only
- * with `--verbose`) and an exit code (2 for bad input).
+ * registers itself on the program; only the command being run is loaded (so
+ * `tau --version` and `tau view` do not pay for the model SDKs). Errors become
+ * one clear line (stack only with `--verbose`) and an exit code (2 for bad input).
  */
 import { Command, CommanderError } from "commander";
 import { TauError } from "../core/errors.ts";
 import { hasSecrets, maskSecrets, registerSecretsFromEnv, registerUrlCredentials } from "../core/secrets.ts";
-import { packageVersion } from "../core/results-file.ts";
+import { packageVersion } from "../core/version.ts";
 import { registerCommands } from "./commands/index.ts";
 
-/** Builds the commander program (exported for tests). */
-export function buildProgram(): Command {
+/** Builds the commander program with the commands `args` (the arguments after `tau`) need. */
+export async function buildProgram(args: readonly string[] = []): Promise<Command> {
   const program = new Command("tau")
     .description("Evaluate tool-using conversational agents, τ-bench style (faithful to tau2-bench)")
     .version(packageVersion(), "--version", "print taubench's version")
     .option("--verbose", "print stack traces and debug output")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  registerCommands(program);
+  await registerCommands(program, args);
   return program;
 }
 
@@ -82,9 +83,9 @@ export async function main(argv: string[]): Promise<void> {
     if (error.code === "EPIPE") process.exit(0);
     throw error;
   });
-  const program = buildProgram();
   const verbose = argv.includes("--verbose");
   try {
+    const program = await buildProgram(argv.slice(2));
     await program.parseAsync(argv);
   } catch (error) {
     process.exitCode = reportError(error, verbose);

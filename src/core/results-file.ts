@@ -5,16 +5,7 @@
  * byte-exact serialization are `results.ts`.
  */
 import { execFileSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { FileFormatError } from "./errors.ts";
@@ -32,6 +23,9 @@ import {
   type TaubenchInfo,
 } from "./results.ts";
 import { SimulationRun } from "./simulation.ts";
+import { packageVersion } from "./version.ts";
+
+export { packageVersion } from "./version.ts";
 
 // ---------------------------------------------------------------------------
 // Reading
@@ -274,12 +268,6 @@ export async function writeResultsDirStream(
   return index;
 }
 
-/** taubench's package version, read from package.json next to the sources. */
-export function packageVersion(): string {
-  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
-  return (JSON.parse(text) as { version: string }).version;
-}
-
 /**
  * The commit checked out in `dir`, with `-dirty` when tracked files have
  * uncommitted changes (as `git describe --dirty` marks it; untracked files do
@@ -299,7 +287,11 @@ export function gitCommitOf(dir: string | URL): string | null {
 
 /** The commit of the taubench checkout the code runs from (see {@link gitCommitOf}), read once per process. */
 export function sourceGitCommit(): string | null {
-  if (cachedCommit === undefined) cachedCommit = gitCommitOf(new URL("../../", import.meta.url));
+  if (cachedCommit === undefined) {
+    const root = new URL("../../", import.meta.url);
+    // An installed package has no .git of its own; git would report the project it is installed in.
+    cachedCommit = existsSync(new URL(".git", root)) ? gitCommitOf(root) : null;
+  }
   return cachedCommit;
 }
 let cachedCommit: string | null | undefined;

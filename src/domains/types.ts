@@ -55,6 +55,8 @@ export interface Domain {
    * usage error for an unknown setting value.
    */
   configure?(settings: DomainSettings): Domain;
+  /** One-line notes worth telling the user before a run or replay (e.g. texts in our own wording). */
+  notices?(): string[];
   /**
    * Checks that what the settings need is available (keys, sandbox binaries), so a run fails
    * before its first simulation with one line saying what to install or set.

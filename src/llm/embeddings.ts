@@ -3,8 +3,6 @@
  * embeddings API, and OpenRouter's OpenAI-compatible one for Qwen), with our
  * retry policy instead of the SDK's. banking_knowledge's dense retrieval uses it.
  */
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { EmbeddingModelV3 } from "@ai-sdk/provider";
 import { MissingApiKeyError } from "./errors.ts";
 import type { LlmEventListener } from "./events.ts";
@@ -62,13 +60,17 @@ export function createEmbeddingClient(options: EmbeddingClientOptions = {}): Emb
     if (key === undefined) throw new MissingApiKeyError(KEY_VARIABLE[provider], `${provider}/${model}`);
     return key;
   };
-  const modelFor = (provider: EmbeddingProviderName, modelId: string): EmbeddingModelV3 => {
+  // The provider SDKs are imported on first use (most runs never embed anything).
+  const modelFor = async (provider: EmbeddingProviderName, modelId: string): Promise<EmbeddingModelV3> => {
     const apiKey = requireKey(provider, modelId);
     const override = env[BASE_URL_VARIABLE[provider]] || undefined;
-    if (provider === "openai")
+    if (provider === "openai") {
+      const { createOpenAI } = await import("@ai-sdk/openai");
       return createOpenAI({ apiKey, fetch: httpFetch, ...(override ? { baseURL: override } : {}) }).embedding(
         modelId,
       );
+    }
+    const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
     return createOpenAICompatible({
       name: "openrouter",
       apiKey,
@@ -81,7 +83,7 @@ export function createEmbeddingClient(options: EmbeddingClientOptions = {}): Emb
       requireKey(provider);
     },
     async embed(request) {
-      const model = modelFor(request.provider, request.model);
+      const model = await modelFor(request.provider, request.model);
       const name = `${request.provider}/${request.model}`;
       const started = performance.now();
       const { value, attempts } = await withRetry(

@@ -4,18 +4,14 @@
  * Tool-call arguments are parsed from the provider's raw JSON text so Python's
  * int/float distinction survives (`2.0` stays a float).
  */
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type {
-  SharedV3ProviderOptions,
-  LanguageModelV3,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
+import {
+  APICallError,
+  type LanguageModelV3,
+  type LanguageModelV3Content,
+  type LanguageModelV3GenerateResult,
+  type SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
-import { APICallError } from "ai";
 import type { ToolCall, Usage } from "../core/messages.ts";
 import { PyFloat, type PyValue, parsePyJson } from "../core/py-json.ts";
 import { mapLlmArgs } from "./args.ts";
@@ -118,7 +114,7 @@ export class ProviderLlmClient implements LlmClient {
     const { value, attempts } = await withRetry(
       async (signal) => {
         const capture: { text?: string } = {};
-        const model = config.languageModel ?? createModel(config, baseUrl, capture);
+        const model = config.languageModel ?? (await createModel(config, baseUrl, capture));
         const result = await rawResponses.run(capture, () =>
           model.doGenerate({
             prompt,
@@ -200,6 +196,17 @@ export class ProviderLlmClient implements LlmClient {
   }
 }
 
+/**
+ * The provider SDKs, each imported on first use: together they take longer to load than the rest of
+ * taubench, and a run uses one or two of them (offline participants none).
+ */
+const providerSdks = {
+  openai: () => import("@ai-sdk/openai"),
+  anthropic: () => import("@ai-sdk/anthropic"),
+  google: () => import("@ai-sdk/google"),
+  local: () => import("@ai-sdk/openai-compatible"),
+};
+
 /** Where {@link keepRawResponses} leaves the response text of the call running in this async context. */
 const rawResponses = new AsyncLocalStorage<{ text?: string }>();
 
@@ -236,7 +243,11 @@ function rekeyed(options: SharedV3ProviderOptions, config: ProviderClientConfig)
 }
 
 /** Builds the SDK model for one attempt; the fetch wrapper keeps the raw response text. */
-function createModel(config: ProviderClientConfig, baseUrl: string | undefined, capture: { text?: string }) {
+async function createModel(
+  config: ProviderClientConfig,
+  baseUrl: string | undefined,
+  capture: { text?: string },
+): Promise<LanguageModelV3> {
   const fetchCapturing = async (
     input: Parameters<typeof fetch>[0],
     init?: RequestInit,
@@ -250,32 +261,34 @@ function createModel(config: ProviderClientConfig, baseUrl: string | undefined, 
     return fetchKeepingText(input, init);
   };
   const common = { fetch: fetchCapturing as typeof fetch, ...(baseUrl ? { baseURL: baseUrl } : {}) };
-  let model: LanguageModelV3;
   switch (config.provider) {
-    case "openai":
-      model = createOpenAI({ ...common, apiKey: config.apiKey ?? "" }).chat(config.modelId);
-      break;
-    case "anthropic":
-      model = createAnthropic({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
-      break;
-    case "google":
-      model = createGoogleGenerativeAI({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
-      break;
-    case "local":
-      model = createOpenAICompatible({
+    case "openai": {
+      const { createOpenAI } = await providerSdks.openai();
+      return createOpenAI({ ...common, apiKey: config.apiKey ?? "" }).chat(config.modelId);
+    }
+    case "anthropic": {
+      const { createAnthropic } = await providerSdks.anthropic();
+      return createAnthropic({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
+    }
+    case "google": {
+      const { createGoogleGenerativeAI } = await providerSdks.google();
+      return createGoogleGenerativeAI({ ...common, apiKey: config.apiKey ?? "" })(config.modelId);
+    }
+    case "local": {
+      const { createOpenAICompatible } = await providerSdks.local();
+      return createOpenAICompatible({
         name: "local",
         fetch: common.fetch,
         baseURL: baseUrl ?? DEFAULT_LOCAL_BASE_URL,
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
         includeUsage: true,
       }).chatModel(config.modelId);
-      break;
+    }
     default: {
       const unreachable: never = config.provider;
       throw new TypeError(`unknown provider ${String(unreachable)}`);
     }
   }
-  return model;
 }
 
 function toUsage(usage: LanguageModelV3GenerateResult["usage"]): Usage {

@@ -6,10 +6,11 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { z } from "zod";
-import { FileFormatError } from "../core/errors.ts";
+import { FileFormatError, UsageError } from "../core/errors.ts";
 import { nowIso, PyNumber, ToolCall, Usage } from "../core/messages.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import { PyFloat, parsePyJson, pyDumps, toPlain } from "../core/py-json.ts";
@@ -65,6 +66,34 @@ export function requestKey(model: string, request: LlmRequest): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/**
+ * Opens the SQLite file with better-sqlite3, loaded only now: it is a native module whose build can
+ * fail on an install (it is an optional dependency), and only the response cache needs it.
+ */
+function openSqlite(path: string): Database.Database {
+  try {
+    const Sqlite = createRequire(import.meta.url)("better-sqlite3") as typeof Database;
+    return new Sqlite(path);
+  } catch (error) {
+    // A missing package, or one whose native part was never built ("Could not locate the bindings file").
+    const first = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+    const reason = first.startsWith("Could not locate the bindings file")
+      ? "its native part is not built"
+      : first;
+    if (
+      error instanceof Error &&
+      /bindings|Cannot find module|MODULE_NOT_FOUND|ERR_DLOPEN/.test(
+        `${first} ${(error as NodeJS.ErrnoException).code ?? ""}`,
+      )
+    )
+      throw new UsageError(
+        `The LLM response cache (--llm-cache) needs the better-sqlite3 package, which did not load (${reason}); install or rebuild it (npm rebuild better-sqlite3) or run without --llm-cache`,
+        { cause: error },
+      );
+    throw error;
+  }
+}
+
 /** The SQLite store behind {@link CachingLlmClient}; one file `llm-cache.sqlite` in the cache folder. */
 export class ResponseCache {
   readonly path: string;
@@ -75,7 +104,7 @@ export class ResponseCache {
   constructor(cacheDir: string) {
     mkdirSync(cacheDir, { recursive: true });
     this.path = join(cacheDir, "llm-cache.sqlite");
-    this.db = new Database(this.path);
+    this.db = openSqlite(this.path);
     // WAL lets several processes of one run share the cache.
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("busy_timeout = 5000");

@@ -120,7 +120,7 @@ describe.skipIf(!dataDir)("tau mcp on airline (skipped: TAU_DATA_DIR not set)", 
 
     const results = JSON.parse(readFileSync(path, "utf8"));
     expect(results.info.agent_info.implementation).toBe("mcp_client");
-    expect(results.info.taubench.agent).toEqual({ adapter: "mcp", endpoint: "stdio" });
+    expect(results.info.taubench.agent).toMatchObject({ adapter: "mcp", endpoint: "stdio" });
     expect(results.simulations[0].id).toBe(report.simulation_id);
     expect(results.simulations[0].reward_info.reward).toBe(1);
     const view = runTauSync(["view", path], { cwd });
@@ -149,7 +149,7 @@ describe.skipIf(!dataDir)("tau mcp on airline (skipped: TAU_DATA_DIR not set)", 
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     expect(code, stderr).toBe(0);
     await client.close().catch(() => {});
-    expect(JSON.parse(readFileSync(path, "utf8")).info.taubench.agent).toEqual({
+    expect(JSON.parse(readFileSync(path, "utf8")).info.taubench.agent).toMatchObject({
       adapter: "mcp",
       endpoint: url,
     });

@@ -49,8 +49,8 @@ export async function runEpisode(options: EpisodeOptions): Promise<SimulationRun
     seed: options.seed,
     timeoutMs: options.timeoutMs ?? null,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
-    ...(options.simulationId ? { simulationId: options.simulationId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.simulationId ? { simulationId: options.simulationId } : {}),
   });
   const simulation = await orchestrator.run();
   simulation.policy = environment.policy;

@@ -5,7 +5,7 @@ import { readResultsFile } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { computeMetrics } from "../metrics/index.ts";
 import { slimSimulation } from "./checkpoint-state.ts";
-import { renderSummary } from "./summary.ts";
+import { renderSummary } from "../cli/summary.ts";
 
 const upstream = join(import.meta.dirname, "..", "core", "fixtures", "results-upstream.json");
 

@@ -52,6 +52,14 @@ export const RunFingerprint = z.object({
   seed: z.number(),
   solo_mode: z.boolean(),
   enforce_communication_protocol: z.boolean(),
+  // Present only when they apply (so runs of built-in participants keep their fingerprint as it was).
+  agent_version: z.string().optional(),
+  user_version: z.string().optional(),
+  agent_options: z.record(z.string(), z.any()).optional(),
+  user_options: z.record(z.string(), z.any()).optional(),
+  /** sha256 of an agent (user) module file: editing the module is a different agent. */
+  agent_module_sha256: z.string().optional(),
+  user_module_sha256: z.string().optional(),
   /** banking_knowledge's retrieval config and its kwargs (absent in older checkpoints and other domains). */
   retrieval_config: z.string().nullable().optional(),
   retrieval_config_kwargs: z.record(z.string(), z.any()).nullable().optional(),

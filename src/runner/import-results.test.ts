@@ -13,7 +13,8 @@ import { infrastructureErrorSimulation } from "./batch.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
 import { canonicalModelName, importedInfoDifferences } from "./import-results.ts";
 import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../testing/run-config.ts";
-import { executeRun, planRun, type RunConfig } from "./run.ts";
+import { planRun } from "./plan.ts";
+import { executeRun, type RunConfig } from "./run.ts";
 import { trialSeeds } from "./seeds.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -143,7 +144,10 @@ describe.skipIf(!dataDir)("resuming from an existing results file (skipped: TAU_
     // An upstream file: no taubench stamp in its info (checked structurally: paths may contain the word).
     expect(JSON.parse(original).info.taubench).toBeUndefined();
     const logs: string[] = [];
-    const outcome = await executeRun(config(path), { ...offline, log: (line) => logs.push(line) });
+    const outcome = await executeRun(config(path), {
+      ...offline,
+      onEvent: (event) => event.type === "note" && logs.push(event.message),
+    });
     expect(outcome.ranNow).toBe(9);
     expect(outcome.resumed).toBe(1);
     expect(logs.join("\n")).toContain(
@@ -250,7 +254,7 @@ describe.skipIf(!dataDir)("resuming from an existing results file (skipped: TAU_
     const logs: string[] = [];
     const attempt = executeRun(config(path, { agent: "llm_agent", user: "user_simulator" }), {
       ...offline,
-      log: (line) => logs.push(line),
+      onEvent: (event) => event.type === "note" && logs.push(event.message),
       createLlm: () => {
         throw new UsageError("OPENAI_API_KEY is not set");
       },
@@ -278,7 +282,7 @@ describe.skipIf(!dataDir)("resuming from an existing results file (skipped: TAU_
     const logs: string[] = [];
     const outcome = await executeRun(
       config(path, { taskIds: ["create_task_1", "update_task_with_user_tools"], numTrials: 2 }),
-      { ...offline, log: (line) => logs.push(line) },
+      { ...offline, onEvent: (event) => event.type === "note" && logs.push(event.message) },
     );
     expect(logs.join("\n")).toContain("(taubench results, json layout): 2 simulations kept");
     expect(outcome.ranNow).toBe(2);
@@ -340,7 +344,7 @@ describe.skipIf(!dataDir)("resuming from an existing results file (skipped: TAU_
     expect(durations.filter((value) => !/[.e]/.test(value))).toEqual([]);
     // Tasks dump exactly as upstream's Task model dumps the data's tasks, so its task hash sees no change.
     const dumped = (parsePyJson(text) as Record<string, unknown[]>).tasks!;
-    const selected = planRun(config(path)).tasks;
+    const selected = (await planRun(config(path))).tasks;
     expect(dumped.map((task) => pyDumps(task, { sortKeys: true }))).toEqual(
       selected.map((task) => pyDumps(taskToPy(task), { sortKeys: true })),
     );

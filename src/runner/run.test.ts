@@ -12,10 +12,10 @@ import { loadCheckpointState } from "./checkpoint-state.ts";
 import { parseRunUsage } from "./llm-usage.ts";
 import { loadRun } from "./run-file.ts";
 import type { LlmClient } from "../llm/types.ts";
-import type { RunProgress } from "./progress.ts";
+import type { RunEvent } from "./events.ts";
 import { OFFLINE_RUN_DEPENDENCIES, offlineRunConfig } from "../testing/run-config.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "./run.ts";
-import { renderSummary, renderTrajectory } from "./summary.ts";
+import { renderSummary, renderTrajectory } from "../cli/summary.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 
@@ -202,7 +202,7 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     let calls = 0;
     let open = 0;
     let peak = 0;
-    let snapshot: ReturnType<RunProgress["snapshot"]> | null = null;
+    const events: RunEvent[] = [];
     const run = config({
       agent: "llm_agent",
       user: "user_simulator",
@@ -237,21 +237,23 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
           return { content: text, toolCalls: null, usage, costUsd: 0.001 };
         },
       }),
-      createProgress: (progress) => ({
-        start() {},
-        update() {},
-        stop() {
-          snapshot = progress.snapshot();
-        },
-      }),
+      onEvent: (event) => events.push(event),
     });
     expect(outcome.simulations).toHaveLength(8);
     expect(outcome.simulations.every((s) => s.termination_reason === "user_stop")).toBe(true);
     expect(calls).toBe(24); // user, agent, user per conversation
     expect(peak).toBeLessThanOrEqual(6);
-    const seen = snapshot as ReturnType<RunProgress["snapshot"]> | null;
-    expect(seen).toMatchObject({ done: 8, total: 8, tokens: 24 * 105, rateLimited: 4 });
-    expect(seen!.costUsd).toBeCloseTo(0.024);
+    // The events tell the same story: 8 units, each started and finished once, every call reported.
+    const types = events.map((event) => event.type);
+    expect(events.find((event) => event.type === "run_started")).toMatchObject({ total: 8, toRun: 8 });
+    expect(types.filter((type) => type === "simulation_started")).toHaveLength(8);
+    expect(types.filter((type) => type === "simulation_finished")).toHaveLength(8);
+    expect(types.at(-1)).toBe("batch_finished");
+    const llm = events.flatMap((event) => (event.type === "llm" ? [event.event] : []));
+    const callEvents = llm.flatMap((event) => (event.type === "call" ? [event] : []));
+    expect(callEvents.reduce((sum, call) => sum + (call.usage.prompt_tokens ?? 0), 0)).toBe(24 * 100);
+    expect(callEvents.reduce((sum, call) => sum + (call.costUsd ?? 0), 0)).toBeCloseTo(0.024);
+    expect(llm.filter((event) => event.type === "rate_limited")).toHaveLength(4);
     // The models and their arguments are recorded as upstream does.
     const results = readResultsFile(run.resultsPath);
     expect(results.info.agent_info.llm).toBe("openai/gpt-4.1-2025-04-14");
@@ -376,13 +378,9 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     const partial = await executeRun(run, {
       ...offline,
       signal: controller.signal,
-      createProgress: () => ({
-        start() {},
-        update() {
-          if (++seen === 12) controller.abort();
-        },
-        stop() {},
-      }),
+      onEvent: (event) => {
+        if (event.type === "simulation_finished" && ++seen === 6) controller.abort();
+      },
     });
     expect(partial.interrupted).toBe(true);
     expect(partial.simulations.length).toBeGreaterThan(0);
@@ -395,10 +393,10 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
 
 describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
   it("records sha256 hashes of the agent instructions, the policy and the user guidelines", async () => {
-    const { planRun } = await import("./run.ts");
+    const { planRun } = await import("./plan.ts");
     const { createHash } = await import("node:crypto");
     const sha = (text: string) => createHash("sha256").update(text).digest("hex");
-    const llm = planRun(config({ agent: "llm_agent", user: "user_simulator" }));
+    const llm = await planRun(config({ agent: "llm_agent", user: "user_simulator" }));
     const hashes = llm.info.taubench?.prompt_hashes as Record<string, string | null>;
     expect(hashes.policy).toBe(sha(llm.domain.policy()));
     expect(hashes.agent_instructions).toMatch(/^[0-9a-f]{64}$/);
@@ -407,15 +405,18 @@ describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
       "utf8",
     );
     expect(hashes.user_guidelines).toBe(sha(guidelines)); // mock's user has tools
-    const offlineHashes = planRun(config()).info.taubench?.prompt_hashes as Record<string, string | null>;
+    const offlineHashes = (await planRun(config())).info.taubench?.prompt_hashes as Record<
+      string,
+      string | null
+    >;
     expect(offlineHashes.agent_instructions).toBeNull();
     expect(offlineHashes.user_guidelines).toBeNull();
-    const solo = planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
+    const solo = await planRun(config({ agent: "llm_agent_solo", user: "dummy_user" }));
     expect((solo.info.taubench!.prompt_hashes as Record<string, string>).policy).not.toBe(hashes.policy);
   });
 
   it("hashes the guideline file each task is sent: a task whose user has no tools gets the plain file", async () => {
-    const { planRun } = await import("./run.ts");
+    const { planRun } = await import("./plan.ts");
     const { createHash } = await import("node:crypto");
     const sha = (text: string) => createHash("sha256").update(text).digest("hex");
     const copy = mkdtempSync(join(tmpdir(), "tau-guidelines-"));
@@ -425,12 +426,14 @@ describe.skipIf(!dataDir)("run plan (skipped: TAU_DATA_DIR not set)", () => {
     const tasks = JSON.parse(readFileSync(tasksPath, "utf8")) as { user_tools?: string[] }[];
     writeFileSync(tasksPath, JSON.stringify(tasks.map((task) => ({ ...task, user_tools: [] }))));
     const plain = readFileSync(join(copy, "user_simulator", "simulation_guidelines.md"), "utf8");
-    const plan = planRun(config({ agent: "llm_agent", user: "user_simulator", dataDir: copy }));
+    const plan = await planRun(config({ agent: "llm_agent", user: "user_simulator", dataDir: copy }));
     expect((plan.info.taubench!.prompt_hashes as Record<string, string>).user_guidelines).toBe(sha(plain));
   });
 
   it("refuses a solo agent paired with a talking user", async () => {
-    const { planRun } = await import("./run.ts");
-    expect(() => planRun(config({ agent: "replay_solo", user: "scripted" }))).toThrow(/--user dummy_user/);
+    const { planRun } = await import("./plan.ts");
+    await expect(planRun(config({ agent: "replay_solo", user: "scripted" }))).rejects.toThrow(
+      /--user dummy_user/,
+    );
   });
 });

@@ -5,6 +5,7 @@
  * gold replay does, and `replay_solo` must do the same alone.
  */
 import { join } from "node:path";
+import { episodeFields } from "./contexts.ts";
 import { describe, expect, it } from "vitest";
 import { getAgentDefinition } from "../agents/registry.ts";
 import type { Agent } from "../agents/types.ts";
@@ -55,6 +56,7 @@ async function converse(
     soloMode: solo,
     llm: null,
     llmArgs: {},
+    ...episodeFields(),
   });
   const user: User = getUserDefinition(solo ? "dummy_user" : userName).create({
     domainName: domain.name,
@@ -63,6 +65,7 @@ async function converse(
     guidelinesDir: join(dataDir ?? "", "user_simulator"),
     llm: null,
     llmArgs: {},
+    ...episodeFields(),
   });
   const history = task.initial_state?.message_history ?? [];
   const trajectory: Message[] = [...history];

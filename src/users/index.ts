@@ -1,4 +1,5 @@
 /** Public surface of the users layer: the seam, the registry and the built-in users. */
+export { defineUser, type UserDefinitionInput } from "./define.ts";
 export { DummyUser } from "./dummy-user.ts";
 export { UserError } from "./errors.ts";
 export {

@@ -9,26 +9,43 @@ import { ScriptedUser } from "./scripted-user.ts";
 import type { User } from "./types.ts";
 import { readGuidelines, UserSimulator } from "./user-simulator.ts";
 
-/** What a factory gets to build a user for one episode. */
-export interface UserContext {
+/** What a factory gets to build a user for one episode (one attempt of one simulation). */
+export interface UserContext<Options = Record<string, unknown>> {
   domainName: string;
   task: Task;
   /** The user's tools, or null when the domain has none (or the task's list is empty). */
   tools: ToolSchema[] | null;
   /** The data folder's `user_simulator/` (guideline files). */
   guidelinesDir: string;
+  /** The run's user model (`--user-llm`), or null when the definition does not need one. */
   llm: LlmClient | null;
+  /** The user model's arguments (`--user-llm-args`); a fresh copy per episode. */
   llmArgs: Record<string, unknown>;
+  /** Aborted when the run stops (Ctrl-C, the caller's signal) or this attempt is abandoned. */
+  signal: AbortSignal;
+  /** The id the simulation is recorded under. */
+  simulationId: string;
+  /** 0-based trial index. */
+  trial: number;
+  /** The trial seed. */
+  seed: number;
+  /** `--user-options` (or `userOptions` of the library), after the definition's `parseOptions`. */
+  options: Options;
 }
 
-/** A registered user. */
-export interface UserDefinition {
+/** A user implementation: its metadata and the factory the runner calls once per episode. */
+export interface UserDefinition<Options = Record<string, unknown>> {
   name: string;
+  /** Recorded in results and part of the resume fingerprint. */
+  version?: string;
   description: string;
+  /** Whether the runner builds the `--user-llm` client for it. */
   needsLlm: boolean;
   /** Only valid together with a solo agent (upstream `build_user` asserts this for `dummy_user`). */
   requiresSoloAgent?: boolean;
-  create(ctx: UserContext): User;
+  /** Checks (and may convert) the options once, before any simulation; a throw stops the run with its message. */
+  parseOptions?(options: Record<string, unknown>): Options;
+  create(ctx: UserContext<Options>): User;
 }
 
 const definitions: UserDefinition[] = [

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { episodeFields } from "../testing/contexts.ts";
 import { describe, expect, it } from "vitest";
 import { assistantMessage, type ToolMessage, userMessage } from "../core/messages.ts";
 import { PyFloat } from "../core/py-json.ts";
@@ -157,7 +158,7 @@ describe.skipIf(!dataDir)("user_simulator from the registry (skipped: TAU_DATA_D
 
   it("reads the tools guideline file when the user has tools, the plain one otherwise", () => {
     const llm = new ScriptedLlmClient([]);
-    const base = { domainName: "mock", task: task(), guidelinesDir, llm, llmArgs: {} };
+    const base = { domainName: "mock", task: task(), guidelinesDir, llm, llmArgs: {}, ...episodeFields() };
     const withTools = getUserDefinition("user_simulator").create({ ...base, tools: TOOLS }) as UserSimulator;
     const withoutTools = getUserDefinition("user_simulator").create({ ...base, tools: [] }) as UserSimulator;
     const toolsText = readFileSync(join(guidelinesDir, "simulation_guidelines_tools.md"), "utf8");
@@ -183,6 +184,7 @@ describe.skipIf(!dataDir)("user_simulator from the registry (skipped: TAU_DATA_D
         llm,
         llmArgs: {},
         tools: null,
+        ...episodeFields(),
       }),
     ).toThrow(/simulation_guidelines\.md/);
   });

@@ -7,7 +7,7 @@
  */
 import type { Command } from "commander";
 import { describeIntervalMethod, formatLevel, type RunComparison } from "../../metrics/index.ts";
-import { parseFractionOption } from "../../runner/cli-options.ts";
+import { parseFractionOption } from "../options.ts";
 import { compareRuns } from "../../runner/compare-runs.ts";
 import { loadRun } from "../../runner/run-file.ts";
 

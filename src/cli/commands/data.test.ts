@@ -3,10 +3,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeF
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runTauSync } from "../e2e-harness.ts";
+import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
-const repo = resolve(import.meta.dirname, "..", "..", "..");
 
 describe.skipIf(!dataDir)("tau data verify (skipped: TAU_DATA_DIR not set)", () => {
   it("passes on the official folder and names a changed file, exit 1, elsewhere", () => {
@@ -44,7 +43,7 @@ describe.skipIf(!dataDir)("tau data pull from a local archive (skipped: TAU_DATA
     expect(tar.status, tar.stderr).toBe(0);
     const cache = join(work, "cache");
     const pull = (extra: string[]) =>
-      spawnSync(process.execPath, [join(repo, "bin", "tau.js"), "data", "pull", "--url", archive, ...extra], {
+      spawnSync(process.execPath, [TAU_BIN, "data", "pull", "--url", archive, ...extra], {
         encoding: "utf8",
         env: { ...process.env, XDG_CACHE_HOME: cache },
       });

@@ -11,16 +11,11 @@ import { resolveDataDir } from "../../domains/data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
 import { createLlmJudge } from "../../evaluation/nl-assertions.ts";
 import { createLlmClient } from "../../llm/index.ts";
-import { localBaseUrl } from "../llm-options.ts";
-import {
-  DEFAULT_LLM,
-  defaultLlmArgs,
-  parseJsonObjectOption,
-  parseModelOption,
-} from "../../runner/cli-options.ts";
+import { localBaseUrl } from "../../llm/local-base-url.ts";
+import { DEFAULT_LLM, defaultLlmArgs, parseJsonObjectOption, parseModelOption } from "../options.ts";
 import { loadRun } from "../../runner/run-file.ts";
 import { isSoloRun, regradeSimulations, tasksNeedJudge } from "../../runner/regrade.ts";
-import { renderSummary } from "../../runner/summary.ts";
+import { renderSummary } from "../summary.ts";
 import { explainMissingKey, judgeRole } from "../missing-key.ts";
 
 /** Options of `tau evaluate-trajs`. */

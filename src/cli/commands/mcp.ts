@@ -14,10 +14,10 @@ import {
   parseIntegerOption,
   parseJsonObjectOption,
   parseModelOption,
-} from "../../runner/cli-options.ts";
+} from "../options.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { getUserDefinition } from "../../users/registry.ts";
-import { localBaseUrl } from "../llm-options.ts";
+import { localBaseUrl } from "../../llm/local-base-url.ts";
 import { explainMissingKey, judgeRole, USER_ROLE } from "../missing-key.ts";
 
 /** Raw commander options of `tau mcp`. */
@@ -88,7 +88,9 @@ export async function mcpCommand(options: McpCommandOptions, log: (line: string)
         }
       },
       providerKey,
-      log,
+      onEvent: (event) => {
+        if (event.type === "note") log(event.message);
+      },
     },
     transport: options.http
       ? { kind: "http", port: parseIntegerOption("--port", options.port, 0) }

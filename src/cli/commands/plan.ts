@@ -14,7 +14,7 @@ import {
   planTrials,
   type TrialPlan,
 } from "../../metrics/index.ts";
-import { parseFractionOption, parseIntegerOption, parseNumberOption } from "../../runner/cli-options.ts";
+import { parseFractionOption, parseIntegerOption, parseNumberOption } from "../options.ts";
 import { parseRunUsage } from "../../runner/llm-usage.ts";
 import { type LoadedRun, loadRun } from "../../runner/run-file.ts";
 

@@ -35,6 +35,7 @@ export function registerReplayCommand(program: Command): void {
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .action((options: ReplayOptions) => {
       const domain = loadDomain(options.domain, resolveDataDir(options.dataDir));
+      for (const line of domain.notices?.() ?? []) console.error(`note: ${line}`);
       const tasks = selectTasks(domain, {
         split: splitOption(options) ?? null,
         taskIds: parseTaskIds(options.taskIds),

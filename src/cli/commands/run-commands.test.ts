@@ -11,10 +11,11 @@ import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { compareCommand } from "./compare.ts";
 import { evaluateTrajsCommand } from "./evaluate-trajs.ts";
 import { exportCommand } from "./export.ts";
+import { planEvaluation } from "../../runner/evaluate.ts";
 import {
+  evaluationOptionsFromFlags,
   type RunCommandOptions,
   runCommand,
-  runConfigFromOptions,
   startedAsScript,
   startedViaNpx,
 } from "./run.ts";
@@ -23,6 +24,14 @@ import { runTauSync, TAU_BIN } from "../e2e-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
 const repo = resolve(import.meta.dirname, "..", "..", "..");
+
+/** The run config `tau run` would use for these flags (planned, not run). */
+async function runConfigFromOptions(
+  options: RunCommandOptions,
+  io: Parameters<typeof evaluationOptionsFromFlags>[1],
+) {
+  return (await planEvaluation(evaluationOptionsFromFlags(options, io))).config;
+}
 
 const tau = (args: string[], cwd: string, env: Record<string, string> = {}) => runTauSync(args, { cwd, env });
 
@@ -268,9 +277,10 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
     expect(await exited).toBe(130);
     expect(stderr).toContain("Resume with:");
     const resume = /Resume with:\n {2}(.+)/.exec(stderr)?.[1] ?? "";
-    // Started as `node <abs>/bin/tau.js` from a folder outside the repository: the hint starts that way too.
+    // Started as `node <abs>/scripts/tau-from-source.js` (the sources) from a folder outside the
+    // repository: the hint starts that way too.
     expect(resume).toMatch(
-      /^node \/\S+\/bin\/tau\.js run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/,
+      /^node \/\S+\/scripts\/tau-from-source\.js run --domain mock .* --save-to \/\S+\/runs\/stopped\/results\.json$/,
     );
     const kept = await loadCheckpointState(checkpoint);
     expect(kept.simulations.size).toBeGreaterThan(0);
@@ -283,14 +293,14 @@ describe.skipIf(!dataDir)("tau run and Ctrl-C (skipped: TAU_DATA_DIR not set)", 
 });
 
 describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not set)", () => {
-  it("the resume command starts the way the run was started: `npx tau`, `tau` or `node bin/tau.js`", () => {
+  it("the resume command starts the way the run was started: `npx tau`, `tau` or `node bin/tau.js`", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-resume-"));
     const argv = ["run", "--domain", "mock", "--save-to", "again"];
-    const viaNpx = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, viaNpx: true });
+    const viaNpx = await runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, viaNpx: true });
     expect(viaNpx.resumeCommand).toBe(
       `npx tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
     );
-    const direct = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd });
+    const direct = await runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd });
     expect(direct.resumeCommand).toBe(
       `tau run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
     );
@@ -298,11 +308,11 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(script).toBe(join("bin", "tau.js"));
     expect(startedAsScript(join(cwd, "node_modules", ".bin", "tau"), cwd)).toBeUndefined();
     expect(startedAsScript("/elsewhere/my dir/bin/tau.js", cwd)).toBe("/elsewhere/my dir/bin/tau.js");
-    const viaNode = runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, script });
+    const viaNode = await runConfigFromOptions(runOptions({ saveTo: "again" }), { argv, cwd, script });
     expect(viaNode.resumeCommand).toBe(
       `node bin/tau.js run --domain mock --save-to ${join(cwd, "runs", "again", "results.json")}`,
     );
-    const spaced = runConfigFromOptions(runOptions({ saveTo: "again" }), {
+    const spaced = await runConfigFromOptions(runOptions({ saveTo: "again" }), {
       argv,
       cwd,
       script: "/elsewhere/my dir/bin/tau.js",
@@ -411,27 +421,32 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(byTask.get(other)).toMatchObject({ reward_info: { reward: 1.0 } });
   });
 
-  it("takes the split from --task-split-name or --split (default base)", () => {
+  it("takes the split from --task-split-name or --split (default base)", async () => {
     const io = { argv: ["run"], cwd: mkdtempSync(join(tmpdir(), "tau-cli-split-")) };
-    const split = (overrides: Partial<RunCommandOptions>) =>
-      runConfigFromOptions(runOptions({ taskSplitName: undefined, ...overrides }), io).split;
-    expect(split({})).toBe("base");
-    expect(split({ split: "test" })).toBe("test");
-    expect(split({ taskSplitName: "train" })).toBe("train");
-    expect(() => split({ split: "test", taskSplitName: "train" })).toThrow(/name different splits/);
+    const split = async (overrides: Partial<RunCommandOptions>) =>
+      (
+        await runConfigFromOptions(
+          runOptions({ domain: "retail", taskSplitName: undefined, ...overrides }),
+          io,
+        )
+      ).split;
+    expect(await split({})).toBe("base");
+    expect(await split({ split: "test" })).toBe("test");
+    expect(await split({ taskSplitName: "train" })).toBe("train");
+    await expect(split({ split: "test", taskSplitName: "train" })).rejects.toThrow(/name different splits/);
   });
 
-  it("names a default run after the participants, without models for offline ones", () => {
+  it("names a default run after the participants, without models for offline ones", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-cli-name-"));
     const io = { argv: ["run"], cwd };
-    const offline = runConfigFromOptions(runOptions({}), io);
+    const offline = await runConfigFromOptions(runOptions({}), io);
     expect(offline.resultsPath).toMatch(/\/runs\/\d{8}_\d{6}_mock_replay_scripted\/results\.json$/);
-    const mixed = runConfigFromOptions(
+    const mixed = await runConfigFromOptions(
       runOptions({ agent: "llm_agent", agentLlm: "openai/gpt-4.1-mini" }),
       io,
     );
     expect(mixed.resultsPath).toMatch(/\/\d{8}_\d{6}_mock_llm_agent_gpt-4\.1-mini_scripted\/results\.json$/);
-    const llms = runConfigFromOptions(runOptions({ agent: "llm_agent", user: "user_simulator" }), io);
+    const llms = await runConfigFromOptions(runOptions({ agent: "llm_agent", user: "user_simulator" }), io);
     expect(llms.resultsPath).toMatch(
       /_mock_llm_agent_gpt-4\.1-2025-04-14_user_simulator_gpt-4\.1-2025-04-14\/results\.json$/,
     );

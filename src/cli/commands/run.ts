@@ -8,29 +8,28 @@
  */
 import { basename, isAbsolute, relative } from "node:path";
 import type { Command } from "commander";
-import { getAgentDefinition, registerAgent } from "../../agents/registry.ts";
+import { loadPriceTable } from "../../llm/index.ts";
+import {
+  type EvaluationOptions,
+  llmFactory,
+  type LlmSettings,
+  runEvaluation,
+} from "../../runner/evaluate.ts";
+import type { ModelUse } from "../../runner/run-clients.ts";
+import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
 import { urlAgentFromFlags } from "../agent-flags.ts";
-import { resolveDataDir } from "../../domains/data-dir.ts";
-import { createLlmClient, loadPriceTable, type PriceTable, providerKey } from "../../llm/index.ts";
-import { localBaseUrl } from "../llm-options.ts";
+import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 import {
   DEFAULT_LLM,
-  defaultLlmArgs,
   parseIntegerOption,
   parseJsonObjectOption,
   parseModelOption,
   parseNumberOption,
   resumeCommandFor,
   shellQuote,
-} from "../../runner/cli-options.ts";
-import { createProgressRenderer } from "../../runner/progress.ts";
-import { createRetrievalServices } from "../../runner/retrieval-services.ts";
-import { executeRun, type RunConfig } from "../../runner/run.ts";
-import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
-import { renderSummary } from "../../runner/summary.ts";
-import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
-import { getUserDefinition } from "../../users/registry.ts";
-import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
+} from "../options.ts";
+import { progressListener } from "../progress.ts";
+import { renderSummary } from "../summary.ts";
 
 /** Raw commander options of `tau run`. */
 export interface RunCommandOptions {
@@ -54,6 +53,8 @@ export interface RunCommandOptions {
   agentA2a?: string;
   agentTimeout?: string;
   user: string;
+  agentOptions?: string;
+  userOptions?: string;
   agentLlm: string;
   userLlm: string;
   judgeLlm: string;
@@ -97,51 +98,47 @@ export function startedViaNpx(env: Record<string, string | undefined>): boolean 
   return env.npm_lifecycle_event === "npx" && env.npm_lifecycle_script?.replace(/['"]/g, "").trim() === "tau";
 }
 
+/** The entry scripts that start tau from a clone (`bin/tau.js`, or the sources' `scripts/tau-from-source.js`). */
+const SCRIPT_NAMES = new Set(["tau.js", "tau-from-source.js"]);
+
 /**
  * The script path when this process was started as `node …/bin/tau.js` (then `tau` need not be on
  * the PATH); undefined when started through a `tau` bin link (installed, `npx`). Relative to `cwd`
  * when below it, as a user in a clone types it.
  */
 export function startedAsScript(argv1: string | undefined, cwd = process.cwd()): string | undefined {
-  if (argv1 === undefined || basename(argv1) !== "tau.js") return undefined;
+  if (argv1 === undefined || !SCRIPT_NAMES.has(basename(argv1))) return undefined;
   const path = relative(cwd, argv1);
   return path.startsWith("..") || isAbsolute(path) ? argv1 : path;
 }
 
-/** Turns the flags into a {@link RunConfig} (all validation errors are one-line usage errors). */
-export function runConfigFromOptions(
+/** Turns the flags into the library's {@link EvaluationOptions} (all validation errors are one-line usage errors). */
+export function evaluationOptionsFromFlags(
   options: RunCommandOptions,
   io: Pick<RunCommandIo, "argv" | "cwd" | "viaNpx" | "script">,
-): RunConfig {
-  const dataDir = resolveDataDir(options.dataDir);
-  // An agent behind a URL is registered under its adapter's name and runs as that agent.
+): EvaluationOptions {
+  // An agent behind a URL is a definition of its adapter's (`--agent-url`, `--agent-a2a`).
   const urlAgent = urlAgentFromFlags(options, process.env);
-  if (urlAgent) {
-    registerAgent(urlAgent);
-    options = { ...options, agent: urlAgent.name };
-  }
-  const agentLlm = parseModelOption("--agent-llm", options.agentLlm);
-  const userLlm = parseModelOption("--user-llm", options.userLlm);
   const judgeText = options.judge ?? options.judgeLlm;
-  const judgeLlm = judgeText.trim() === "none" ? null : parseModelOption("--judge", judgeText);
-  // Offline participants (replay, scripted, dummy) use no model, so the name leaves their model out.
-  const saveTo =
-    options.saveTo ??
-    defaultRunName({
-      domain: options.domain,
-      agent: options.agent,
-      agentLlm: getAgentDefinition(options.agent).needsLlm ? agentLlm : null,
-      user: options.user,
-      userLlm: getUserDefinition(options.user).needsLlm ? userLlm : null,
-    });
-  const resultsPath = resolveResultsPath(saveTo, { dataDir, ...(io.cwd ? { cwd: io.cwd } : {}) });
+  const llm: LlmSettings = {
+    ...(options.llmBaseUrl !== undefined ? { localBaseUrl: options.llmBaseUrl } : {}),
+    ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
+    ...(options.priceTable ? { priceTable: loadPriceTable(options.priceTable) } : {}),
+    promptCache: options.promptCache,
+  };
+  const jsonArgs = (flag: string, text: string | undefined) =>
+    text ? { value: parseJsonObjectOption(flag, text) } : null;
+  const agentLlmArgs = jsonArgs("--agent-llm-args", options.agentLlmArgs);
+  const userLlmArgs = jsonArgs("--user-llm-args", options.userLlmArgs);
+  const judgeLlmArgs = jsonArgs("--judge-llm-args", options.judgeLlmArgs);
   return {
     domain: options.domain,
-    dataDir,
+    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     split: splitOption(options) ?? "base",
-    taskIds: parseTaskIds(options.taskIds),
-    numTasks:
-      options.numTasks === undefined ? undefined : parseIntegerOption("--num-tasks", options.numTasks, 1),
+    ...(options.taskIds !== undefined ? { taskIds: parseTaskIds(options.taskIds) } : {}),
+    ...(options.numTasks !== undefined
+      ? { numTasks: parseIntegerOption("--num-tasks", options.numTasks, 1) }
+      : {}),
     numTrials: parseIntegerOption("--num-trials", options.numTrials, 1),
     seed: parseIntegerOption("--seed", options.seed, Number.MIN_SAFE_INTEGER),
     maxSteps: parseIntegerOption("--max-steps", options.maxSteps, 1),
@@ -154,91 +151,88 @@ export function runConfigFromOptions(
       options.timeout === undefined
         ? null
         : parseNumberOption("--timeout", options.timeout, { positive: true }) * 1000,
-    agent: options.agent,
+    ...(options.saveTo !== undefined ? { saveTo: options.saveTo } : {}),
+    ...(io.cwd ? { cwd: io.cwd } : {}),
+    agent: urlAgent ?? options.agent,
     user: options.user,
-    agentLlm,
-    userLlm,
-    judgeLlm,
-    agentLlmArgs: options.agentLlmArgs
-      ? parseJsonObjectOption("--agent-llm-args", options.agentLlmArgs)
-      : defaultLlmArgs(),
-    userLlmArgs: options.userLlmArgs
-      ? parseJsonObjectOption("--user-llm-args", options.userLlmArgs)
-      : defaultLlmArgs(),
-    judgeLlmArgs: options.judgeLlmArgs
-      ? parseJsonObjectOption("--judge-llm-args", options.judgeLlmArgs)
-      : defaultLlmArgs(),
-    solo: options.solo ? true : undefined,
+    ...(options.agentOptions !== undefined
+      ? { agentOptions: parseJsonObjectOption("--agent-options", options.agentOptions) }
+      : {}),
+    ...(options.userOptions !== undefined
+      ? { userOptions: parseJsonObjectOption("--user-options", options.userOptions) }
+      : {}),
+    agentLlm: parseModelOption("--agent-llm", options.agentLlm),
+    userLlm: parseModelOption("--user-llm", options.userLlm),
+    judge: judgeText.trim() === "none" ? null : parseModelOption("--judge", judgeText),
+    ...(agentLlmArgs ? { agentLlmArgs: agentLlmArgs.value } : {}),
+    ...(userLlmArgs ? { userLlmArgs: userLlmArgs.value } : {}),
+    ...(judgeLlmArgs ? { judgeLlmArgs: judgeLlmArgs.value } : {}),
+    ...(options.solo ? { solo: true } : {}),
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
-    resultsPath,
     retrievalConfig: options.retrievalConfig ?? null,
     retrievalConfigKwargs: options.retrievalConfigKwargs
       ? parseJsonObjectOption("--retrieval-config-kwargs", options.retrievalConfigKwargs)
       : null,
-    resumeCommand: resumeCommandFor(io.argv, resultsPath, {
-      launcher: io.viaNpx ? "npx tau" : io.script ? `node ${shellQuote(io.script)}` : "tau",
-    }),
+    llm,
+    resumeCommand: (resultsPath) =>
+      resumeCommandFor(io.argv, resultsPath, {
+        launcher: io.viaNpx ? "npx tau" : io.script ? `node ${shellQuote(io.script)}` : "tau",
+      }),
   };
+}
+
+/**
+ * The roles a missing key is reported for: the runner builds the agent's client, then the user's,
+ * then the judge's, so a model the judge shares with the agent or user is named for them alone.
+ */
+function rolesFor(uses: readonly ModelUse[], judgeFlag: string): ModelRole[] {
+  const roles: ModelRole[] = [];
+  if (uses.includes("agent")) roles.push(AGENT_ROLE);
+  if (uses.includes("user")) roles.push(USER_ROLE);
+  if (roles.length === 0 && uses.includes("judge")) roles.push(judgeRole(judgeFlag));
+  return roles;
 }
 
 /** Runs `tau run` and returns the exit code (0; 1 when an error stopped the run; 130 after Ctrl-C). */
 export async function runCommand(options: RunCommandOptions, io: RunCommandIo): Promise<number> {
-  const config = runConfigFromOptions(options, io);
-  const priceTable: PriceTable | undefined = options.priceTable
-    ? loadPriceTable(options.priceTable)
-    : undefined;
+  const evaluation = evaluationOptionsFromFlags(options, io);
   const progressIntervalMs = parseNumberOption("--progress-interval", options.progressInterval) * 1000;
-  // The runner builds the agent's client, then the user's, then the judge's: a model shared with the
-  // agent or user fails there first, so the judge is named only when it alone uses the model.
-  const rolesOf = (model: string): ModelRole[] => {
-    const roles: ModelRole[] = [];
-    if (getAgentDefinition(config.agent).needsLlm && config.agentLlm === model) roles.push(AGENT_ROLE);
-    if (getUserDefinition(config.user).needsLlm && config.userLlm === model) roles.push(USER_ROLE);
-    if (roles.length === 0 && config.judgeLlm === model)
-      roles.push(judgeRole(options.judge === undefined ? "--judge-llm" : "--judge"));
-    return roles;
-  };
-  const clientOptions = {
-    ...(options.llmCache ? { cacheDir: options.llmCache } : {}),
-    ...(priceTable ? { priceTable } : {}),
-    promptCache: options.promptCache,
-  };
-  const outcome = await executeRun(config, {
-    createLlm: (model, onEvent) => {
+  const judgeFlag = options.judge === undefined ? "--judge-llm" : "--judge";
+  const factory = llmFactory(evaluation.llm);
+  const showProgress = progressListener({
+    isTty: io.isTty,
+    write: io.stderr,
+    intervalMs: progressIntervalMs,
+  });
+  const result = await runEvaluation({
+    ...evaluation,
+    createLlm: (model, onEvent, uses) => {
       try {
-        return createLlmClient(model, {
-          ...localBaseUrl(model, options.llmBaseUrl),
-          ...clientOptions,
-          onEvent,
-        });
+        return factory.createLlm(model, onEvent, uses);
       } catch (error) {
-        throw explainMissingKey(error, model, rolesOf(model));
+        throw explainMissingKey(error, model, rolesFor(uses, judgeFlag));
       }
     },
-    retrievalServices: createRetrievalServices({
-      createLlm: (model) =>
-        createLlmClient(model, { ...localBaseUrl(model, options.llmBaseUrl), ...clientOptions }),
-    }),
-    providerKey,
-    createProgress: (progress) =>
-      createProgressRenderer(progress, { isTty: io.isTty, write: io.stderr, intervalMs: progressIntervalMs }),
-    log: io.stderr,
+    onEvent: (event) => {
+      if (event.type === "note") io.stderr(event.message);
+      else showProgress(event);
+    },
     ...(io.signal ? { signal: io.signal } : {}),
   });
-  io.stdout(renderSummary({ info: outcome.info, tasks: outcome.tasks, simulations: outcome.simulations }));
+  io.stdout(renderSummary({ info: result.info, tasks: result.tasks, simulations: result.simulations }));
   io.stdout("");
-  io.stdout(`Results: ${outcome.resultsPath}`);
-  io.stdout(`Checkpoint: ${outcome.checkpointPath}`);
-  if (outcome.stoppedBy) {
-    io.stderr(`tau: ${outcome.stoppedBy.message}`);
+  io.stdout(`Results: ${result.resultsPath}`);
+  io.stdout(`Checkpoint: ${result.checkpointPath}`);
+  if (result.stoppedBy) {
+    io.stderr(`tau: ${result.stoppedBy.message}`);
     io.stderr(
-      `Stopped the run: this error would repeat for every simulation. ${outcome.ranNow} simulation(s) finished in this session are saved. Fix the cause, then resume with:\n  ${config.resumeCommand}`,
+      `Stopped the run: this error would repeat for every simulation. ${result.ranNow} simulation(s) finished in this session are saved. Fix the cause, then resume with:\n  ${result.resumeCommand}`,
     );
     return 1;
   }
-  if (outcome.interrupted) {
+  if (result.interrupted) {
     io.stderr(
-      `Interrupted: ${outcome.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${config.resumeCommand}`,
+      `Interrupted: ${result.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${result.resumeCommand}`,
     );
     return 130;
   }
@@ -271,14 +265,24 @@ export function registerRunCommand(program: Command): void {
       "--save-to <name|file.json>",
       "run name (saved under ./runs/NAME/) or a results path ending in .json; an existing run there is resumed, an upstream results.json included (backed up to .bak)",
     )
-    .option("--agent <name>", "agent implementation", "llm_agent")
+    .option(
+      "--agent <name|file>",
+      "agent: a built-in name, or a module whose default export is an agent definition (./my-agent.ts, .js, .mjs)",
+      "llm_agent",
+    )
+    .option(
+      "--user <name|file>",
+      "user: a built-in name, or a module exporting a user definition",
+      "user_simulator",
+    )
     .option(
       "--agent-url <base-url>",
       "an agent service speaking OpenAI Chat Completions (docs/agent-protocol.md)",
     )
     .option("--agent-a2a <url>", "an agent speaking A2A (docs/agent-protocol.md)")
     .option("--agent-timeout <seconds>", "limit per call to a --agent-url / --agent-a2a agent", "600")
-    .option("--user <name>", "user implementation", "user_simulator")
+    .option("--agent-options <json>", "options given to the agent's definition (a JSON object)")
+    .option("--user-options <json>", "options given to the user's definition (a JSON object)")
     .option("--agent-llm <provider/model>", "agent model", DEFAULT_LLM)
     .option("--user-llm <provider/model>", "user simulator model", DEFAULT_LLM)
     .option("--judge-llm <provider/model>", "NL-assertion judge model", DEFAULT_LLM)

@@ -34,7 +34,8 @@ describe("tau view --web", () => {
   });
 
   it("keeps --port and --export with --web, and one run without it", async () => {
-    const run = (args: string[]) => buildProgram().parseAsync(["node", "tau", "view", ...args]);
+    const run = async (args: string[]) =>
+      (await buildProgram(["view"])).parseAsync(["node", "tau", "view", ...args]);
     await expect(run(["a", "--port", "8080"])).rejects.toThrow(UsageError);
     await expect(run(["a", "b"])).rejects.toThrow(/takes one run/);
     await expect(run(["--web", "--task", "1"])).rejects.toThrow(/--web shows every task/);

@@ -4,7 +4,7 @@
  */
 import { DataDirError } from "../../core/errors.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
-import { parseIntegerOption } from "../../runner/cli-options.ts";
+import { parseIntegerOption } from "../options.ts";
 import { ensureApp } from "../../viewer/app-files.ts";
 import { RunCatalog } from "../../viewer/catalog.ts";
 import { exportSite } from "../../viewer/export.ts";

@@ -4,9 +4,9 @@
  */
 import type { Command } from "commander";
 import { UsageError } from "../../core/errors.ts";
-import { parseIntegerOption } from "../../runner/cli-options.ts";
+import { parseIntegerOption } from "../options.ts";
 import { loadRun } from "../../runner/run-file.ts";
-import { renderSummary, renderTrajectory } from "../../runner/summary.ts";
+import { renderSummary, renderTrajectory } from "../summary.ts";
 import { type ViewWebOptions, viewWebCommand } from "./view-web.ts";
 
 /** Options of `tau view`. */

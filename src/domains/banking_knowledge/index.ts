@@ -37,9 +37,7 @@ import { type BankingTexts, loadBankingTexts } from "./texts.ts";
 import type { AgentToolsState, UserToolsState } from "./toolkit-state.ts";
 import { offeredUserTools, USER_DISCOVERABLE_TOOLS } from "./user-tools.ts";
 
-export { RETRIEVAL_CONFIG_NAMES } from "./retrieval/variants.ts";
 export type { RelevanceRater, RetrievalServices } from "./retrieval/tools.ts";
-export type { Embedder } from "./retrieval/dense.ts";
 
 const NAME = "banking_knowledge";
 
@@ -176,6 +174,12 @@ function configured(
         settings.retrievalConfigKwargs ?? null,
         (settings.services as RetrievalServices | undefined) ?? services,
       ),
+    notices: () =>
+      texts().source === "paraphrased"
+        ? [
+            "banking_knowledge: upstream's tools.py was not found, so the discoverable tools' texts that unlock_discoverable_agent_tool and give_discoverable_user_tool print are taubench's own wording; set TAU_UPSTREAM_SRC to a tau2-bench v1.0.1 checkout for upstream's",
+          ]
+        : [],
     checkRequirements: () => {
       const needs = requirementsOf(variant);
       const offline =

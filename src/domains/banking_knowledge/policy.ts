@@ -15,15 +15,22 @@ import type { BankingTexts } from "./texts.ts";
 
 const COMPONENT = /\{\{component:(\w+)\}\}/g;
 
-/** A template of `prompts/` with its components substituted (one pass, no recursion). */
+const templates = new Map<string, string>();
+
+/** A template of `prompts/` with its components substituted (one pass, no recursion); read once per process. */
 export function loadTemplate(promptsDir: string, file: string): string {
   const path = join(promptsDir, file);
-  if (!existsSync(path)) throw new FileFormatError(path, "prompt template not found");
-  return readText(path).replace(COMPONENT, (_all, name: string) => {
-    const component = join(promptsDir, "components", `${name}.md`);
-    if (!existsSync(component)) throw new FileFormatError(component, "prompt component not found");
-    return readText(component);
-  });
+  let text = templates.get(path);
+  if (text === undefined) {
+    if (!existsSync(path)) throw new FileFormatError(path, "prompt template not found");
+    text = readText(path).replace(COMPONENT, (_all, name: string) => {
+      const component = join(promptsDir, "components", `${name}.md`);
+      if (!existsSync(component)) throw new FileFormatError(component, "prompt component not found");
+      return readText(component);
+    });
+    templates.set(path, text);
+  }
+  return text;
 }
 
 const block = (doc: KbDocument) => `## ${doc.title}\n\n${doc.content}`;

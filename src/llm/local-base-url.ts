@@ -1,5 +1,5 @@
-/** Options shared by the commands that build model clients. */
-import { parseModelId } from "../llm/index.ts";
+/** Where `--llm-base-url` (the library's `localBaseUrl`) applies. */
+import { parseModelId } from "./model-id.ts";
 
 /**
  * `--llm-base-url` points `local/…` models at an OpenAI-compatible server. It

@@ -13,7 +13,7 @@ import {
   formatLevel,
   isSuccessful,
 } from "../metrics/index.ts";
-import { formatUsageLine, parseRunUsage } from "./llm-usage.ts";
+import { formatUsageLine, parseRunUsage } from "../runner/llm-usage.ts";
 
 /** What a summary is computed from. */
 export interface SummaryInput {

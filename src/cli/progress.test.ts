@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { SimulationRun } from "../core/simulation.ts";
 import { isSuccessful } from "../metrics/index.ts";
-import { formatDuration, formatProgressLine, PlainProgress, RunProgress } from "./progress.ts";
+import type { WorkUnit } from "../runner/batch.ts";
+import {
+  formatDuration,
+  formatProgressLine,
+  PlainProgress,
+  progressListener,
+  RunProgress,
+} from "./progress.ts";
 
 const sim = (reward: number | null) =>
   SimulationRun.parse({
@@ -100,6 +107,38 @@ describe("PlainProgress", () => {
     expect(lines[0]).toMatch(/^\[0s\] 0\/2 \(0%\) \| pass\^1 - /);
     expect(lines.some((line) => line.includes(" 1/2 (50%) | pass^1 1.000"))).toBe(true);
     expect(lines.at(-1)).toMatch(/ 2\/2 \(100%\) \| pass\^1 0\.500 .* ETA 0s$/);
+  });
+});
+
+describe("progressListener", () => {
+  it("starts the display with the batch, counts its events and draws the last line when it ends", () => {
+    const lines: string[] = [];
+    const listener = progressListener({
+      isTty: false,
+      write: (line) => lines.push(line),
+      intervalMs: 60_000,
+    });
+    const unit = { trial: 0, seed: 1, key: "k" } as WorkUnit;
+    listener({ type: "note", message: "ignored" });
+    listener({ type: "llm", event: { type: "rate_limited", model: "m", retryAfterMs: null } });
+    expect(lines).toEqual([]); // nothing is drawn before the batch starts
+    listener({
+      type: "run_started",
+      resultsPath: "r",
+      checkpointPath: "c",
+      total: 3,
+      resumed: [sim(1)],
+      toRun: 2,
+    });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/ 1\/3 \(33%\) \| pass\^1 1\.000 /);
+    listener({ type: "simulation_started", unit });
+    listener({ type: "simulation_retried", unit, attempt: 1, error: new Error("x") });
+    listener({ type: "llm", event: { type: "rate_limited", model: "m", retryAfterMs: null } });
+    listener({ type: "simulation_finished", unit, simulation: sim(0) });
+    listener({ type: "batch_finished", interrupted: true });
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/ 2\/3 \(66%\) \| pass\^1 0\.500 .*\| retries 1 \| 429s 1 \| running 0 /);
   });
 });
 

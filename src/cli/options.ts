@@ -4,15 +4,10 @@
  * rules are testable on their own).
  */
 import { UsageError } from "../core/errors.ts";
-import { PyFloat, parsePyJson } from "../core/py-json.ts";
+import { parsePyJson } from "../core/py-json.ts";
+import { DEFAULT_LLM } from "../runner/plan.ts";
 
-/** Upstream's default agent, user and judge model, with our provider prefix. */
-export const DEFAULT_LLM = "openai/gpt-4.1-2025-04-14";
-
-/** Upstream's default `llm_args` (`{"temperature": 0.0}`; the float is kept as a float). */
-export function defaultLlmArgs(): Record<string, unknown> {
-  return { temperature: new PyFloat(0) };
-}
+export { DEFAULT_LLM, defaultLlmArgs } from "../runner/plan.ts";
 
 /** An integer flag value, at least `min`. */
 export function parseIntegerOption(flag: string, value: string | number, min = 0): number {

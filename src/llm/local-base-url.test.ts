@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { localBaseUrl } from "./llm-options.ts";
+import { localBaseUrl } from "./local-base-url.ts";
 
 describe("--llm-base-url", () => {
   it("applies to local/… models only, so hosted keys never reach the local server", () => {

@@ -1,12 +1,14 @@
 /**
- * Live progress of a run: counters fed by finished simulations and LLM
- * events, rendered as a cli-progress bar on a terminal, or as a plain line
- * every few seconds when the output is a file or a pipe (CI logs).
+ * `tau run`'s live progress, a consumer of the runner's events: counters fed
+ * by finished simulations and LLM events, rendered as a cli-progress bar on a
+ * terminal, or as a plain line every few seconds when the output is a file or
+ * a pipe (CI logs).
  */
 import { SingleBar } from "cli-progress";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { LlmEvent } from "../llm/events.ts";
 import { isSuccessful } from "../metrics/index.ts";
+import type { RunEvent, RunEventListener } from "../runner/events.ts";
 
 /** A point-in-time view of the counters. */
 export interface ProgressSnapshot {
@@ -250,4 +252,52 @@ export function createProgressRenderer(
   return options.isTty
     ? new BarProgress(progress)
     : new PlainProgress(progress, options.write, options.intervalMs);
+}
+
+/** Settings of {@link progressListener}. */
+export interface ProgressDisplayOptions {
+  isTty: boolean;
+  write: (line: string) => void;
+  intervalMs?: number;
+  /** Replaces the bar / plain-line renderer (tests). */
+  createRenderer?: (progress: RunProgress) => ProgressRenderer;
+}
+
+/** The run events that drive the display: it starts with the batch and stops when the batch ends. */
+export function progressListener(options: ProgressDisplayOptions): RunEventListener {
+  let progress: RunProgress | null = null;
+  let renderer: ProgressRenderer | null = null;
+  return (event: RunEvent) => {
+    switch (event.type) {
+      case "run_started":
+        progress = new RunProgress(event.total, event.resumed);
+        renderer = options.createRenderer?.(progress) ?? createProgressRenderer(progress, options);
+        renderer.start();
+        break;
+      case "simulation_started":
+        progress?.started();
+        renderer?.update();
+        break;
+      case "simulation_retried":
+        progress?.retried();
+        renderer?.update();
+        break;
+      case "simulation_finished":
+        progress?.finished(event.simulation);
+        renderer?.update();
+        break;
+      case "llm":
+        progress?.onLlmEvent(event.event);
+        break;
+      case "batch_finished":
+        renderer?.stop();
+        break;
+      case "note":
+        break;
+      default: {
+        const never: never = event;
+        throw new Error(`unhandled run event ${String(never)}`);
+      }
+    }
+  };
 }

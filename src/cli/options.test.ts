@@ -8,8 +8,8 @@ import {
   parseModelOption,
   parseNumberOption,
   resumeCommandFor,
-} from "./cli-options.ts";
-import { defaultRunName, resolveResultsPath } from "./run-paths.ts";
+} from "./options.ts";
+import { defaultRunName, resolveResultsPath } from "../runner/run-paths.ts";
 
 describe("option parsing", () => {
   it("parses integers strictly and names the flag", () => {

@@ -1,0 +1,127 @@
+/**
+ * `tau run --agent FILE` / `--user FILE` end to end through the real CLI: a
+ * TypeScript agent module and a JavaScript user module run a mock task to
+ * reward 1.0 and are recorded with their sha256; the stored resume command
+ * reproduces the invocation (options included) through a shell; each way a
+ * module can be broken is one line naming the file, exit 2.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPLAY_CLOSING } from "../core/offline-protocol.ts";
+import { readResultsFile } from "../core/results-file.ts";
+import { loadCheckpointState } from "../runner/checkpoint-state.ts";
+import { AGENT_MODULE_TS, runTauSync, TAU_BIN, USER_MODULE_MJS } from "./e2e-harness.ts";
+
+const dataDir = process.env.TAU_DATA_DIR;
+
+const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+describe.skipIf(!dataDir)("agent and user modules (skipped: TAU_DATA_DIR not set)", () => {
+  const base = ["run", "--domain", "mock", "--task-ids", "create_task_1", "--data-dir", dataDir!];
+
+  it("runs a .ts agent and a .mjs user with options, records them, and resumes from the stored command", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-modules-"));
+    writeFileSync(join(cwd, "my-agent.ts"), AGENT_MODULE_TS);
+    writeFileSync(join(cwd, "my-user.mjs"), USER_MODULE_MJS);
+    const agentOptions = JSON.stringify({ closing: REPLAY_CLOSING, "it's": "quoted" });
+    const args = [
+      ...base,
+      "--agent",
+      "./my-agent.ts",
+      "--agent-options",
+      agentOptions,
+      "--user",
+      "my-user.mjs",
+      "--user-options",
+      '{"greeting": "Hello there!"}',
+      "--save-to",
+      "mods",
+    ];
+    const run = runTauSync(args, { cwd });
+    expect(run.stderr).not.toContain("tau:");
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("agent module_replay, user module_user");
+    const resultsPath = join(cwd, "runs", "mods", "results.json");
+    const results = readResultsFile(resultsPath);
+    expect(results.simulations.map((s) => s.reward_info?.reward)).toEqual([1]);
+    expect(results.info.agent_info.implementation).toBe("module_replay");
+    expect(results.info.taubench?.agent).toEqual({
+      name: "module_replay",
+      version: "1.0.0",
+      source: "module",
+      options: JSON.parse(agentOptions),
+      module: { path: join(cwd, "my-agent.ts"), sha256: sha256(join(cwd, "my-agent.ts")) },
+    });
+    expect(results.info.taubench?.user).toMatchObject({
+      name: "module_user",
+      version: null,
+      options: { greeting: "Hello there!" },
+      module: { path: join(cwd, "my-user.mjs"), sha256: sha256(join(cwd, "my-user.mjs")) },
+    });
+    // The user module's first words reached the conversation.
+    expect(results.simulations[0]!.messages.some((m) => m.content?.startsWith("Hello there! "))).toBe(true);
+
+    // The resume command, run by a shell, is the same invocation: nothing is left to run.
+    const checkpoint = `${resultsPath}l`;
+    return loadCheckpointState(checkpoint).then((state) => {
+      const resume = state.run!.resume_command!;
+      expect(resume).toContain(`--agent-options '{"closing":"All requested actions`);
+      expect(resume).toContain(`"it'\\''s":"quoted"}'`);
+      const shell = spawnSync("sh", ["-c", `tau() { "${process.execPath}" "${TAU_BIN}" "$@"; }; ${resume}`], {
+        cwd,
+        encoding: "utf8",
+      });
+      expect(shell.status, shell.stderr).toBe(0);
+      expect(shell.stderr).toContain("1 finished simulation kept");
+
+      // An edited module is another agent: the run refuses to resume with it.
+      writeFileSync(join(cwd, "my-agent.ts"), `${AGENT_MODULE_TS}\n// edited\n`);
+      const edited = runTauSync(args, { cwd });
+      expect(edited.status).toBe(2);
+      expect(edited.stderr).toMatch(
+        /^tau: .*different settings \(agent_module_sha256: "[0-9a-f]{64}" → "[0-9a-f]{64}"\)/,
+      );
+    });
+  });
+
+  const broken: [string, string, string | null, RegExp][] = [
+    ["a missing file", "./nope.ts", null, /^tau: --agent \.\/nope\.ts: no such file \(\/.*\/nope\.ts\)$/],
+    [
+      "a module that throws on import",
+      "./throws.mjs",
+      'throw new Error("no config found");\n',
+      /^tau: \/.*\/throws\.mjs: the agent module failed to load: no config found$/,
+    ],
+    [
+      "a TypeScript module that does not compile",
+      "./syntax.ts",
+      "export default { name: 'x', create( };\n",
+      /^tau: \/.*\/syntax\.ts: the agent module failed to load: TransformError: .*syntax\.ts:1:\d+: ERROR: .+$/,
+    ],
+    [
+      "a module without a default export",
+      "./named.mjs",
+      "export const agent = {};\n",
+      /^tau: \/.*\/named\.mjs: no default export; export default defineAgent\(\{ name, create, … \}\)$/,
+    ],
+    [
+      "a default export that is not a definition",
+      "./invalid.js",
+      "export default { name: 'half_done', needsLLM: true };\n",
+      /^tau: \/.*\/invalid\.js: the default export is not a valid agent definition: 'half_done': create must be a function \(got undefined\)$/,
+    ],
+  ];
+  it.each(broken)("%s is one line naming the file, exit 2", (_what, spec, source, message) => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-modules-bad-"));
+    if (source !== null) writeFileSync(join(cwd, spec), source);
+    writeFileSync(join(cwd, "package.json"), '{"type": "module"}\n');
+    const run = runTauSync([...base, "--agent", spec, "--user", "scripted"], { cwd });
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim()).toMatch(message);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * taubench's library API: the package's front door (`import … from "taubench"`).
+ * Everything a program needs to evaluate an agent the τ-bench way is here; the
+ * `tau` command is built on these same exports. The fakes for tests are in
+ * `taubench/testing`.
+ */
+
+// Running an evaluation
+/** Runs (or resumes) an evaluation with `tau run`'s settings; returns simulations, `info` and metrics. */
+export { runEvaluation } from "./runner/evaluate.ts";
+/** Resolves an evaluation (tasks, seeds, participants, results path) without running it. */
+export { planEvaluation } from "./runner/evaluate.ts";
+/** The model-client factory `runEvaluation` uses by default (to wrap it, or to reuse its settings). */
+export { llmFactory } from "./runner/evaluate.ts";
+/** The settings of `runEvaluation`, its result, and how it builds model clients. */
+export type { EvaluationOptions, EvaluationResult, LlmSettings } from "./runner/evaluate.ts";
+/** A planned run (what `planEvaluation` returns) and the serializable config inside it. */
+export type { RunConfig, RunPlan } from "./runner/plan.ts";
+/** Progress of a run: the event union `onEvent` receives, and its listener type. */
+export type { RunEvent, RunEventListener } from "./runner/events.ts";
+/** One `(trial, task, seed)` unit of a run, as progress events carry it. */
+export type { WorkUnit } from "./runner/batch.ts";
+/** Which role a model plays in a run (`createLlm`'s third argument). */
+export type { ModelUse } from "./runner/run-clients.ts";
+
+// Reading results
+/** Opens a run: a checkpoint, a results file (ours or upstream's), a run folder or a run name. */
+export { loadRun } from "./runner/run-file.ts";
+/** A run as `loadRun` returns it. */
+export type { LoadedRun } from "./runner/run-file.ts";
+
+// Metrics
+/** pass^k, pass@k, average reward, costs and breakdowns of a set of simulations. */
+export { computeMetrics } from "./metrics/index.ts";
+/** pass^k of one task from its trial and success counts (the unbiased estimator of the paper). */
+export { passHatKForTask } from "./metrics/index.ts";
+/** pass@k of one task from its trial and success counts. */
+export { passAtKForTask } from "./metrics/index.ts";
+/** Whether a reward counts as a success (1 within float tolerance). */
+export { isSuccessful } from "./metrics/index.ts";
+/** What `computeMetrics` returns. */
+export type { AgentMetrics, TaskMetrics } from "./metrics/index.ts";
+
+// Agents and users
+/** Checks an agent definition and fills its defaults (the default export of an agent module). */
+export { defineAgent } from "./agents/define.ts";
+/** Checks a user definition and fills its defaults (the default export of a user module). */
+export { defineUser } from "./users/define.ts";
+/** The error a definition that cannot be used raises (one line naming the field). */
+export { DefinitionError } from "./core/definition.ts";
+/** What `defineAgent` takes. */
+export type { AgentDefinitionInput } from "./agents/define.ts";
+/** What `defineUser` takes. */
+export type { UserDefinitionInput } from "./users/define.ts";
+/** An agent: produces the assistant's next message from the user's message or tool results. */
+export type { Agent, AgentInput } from "./agents/types.ts";
+/** An agent definition and the per-episode context its `create` receives. */
+export type { AgentContext, AgentDefinition } from "./agents/registry.ts";
+/** The built-in function-calling agent loop, with your own system prompt (what `llm_agent` is built on). */
+export { LlmAgent } from "./agents/llm-agent.ts";
+/** How an `LlmAgent` is set up. */
+export type { LlmAgentOptions } from "./agents/llm-agent.ts";
+/** Names of the built-in agents (`llm_agent`, `replay`, …). */
+export { agentNames } from "./agents/registry.ts";
+/** A user: produces the (simulated) customer's next message. */
+export type { User, UserInput } from "./users/types.ts";
+/** A user definition and the per-episode context its `create` receives. */
+export type { UserContext, UserDefinition } from "./users/registry.ts";
+/** Names of the built-in users (`user_simulator`, `scripted`, `dummy_user`). */
+export { userNames } from "./users/registry.ts";
+/** Whether a user message ends the conversation (`###STOP###` and the other stop tokens). */
+export { isUserStop } from "./users/types.ts";
+/** Builds an assistant message (fills the fields an agent does not care about). */
+export { assistantMessage } from "./core/messages.ts";
+/** Builds a user message. */
+export { userMessage } from "./core/messages.ts";
+
+// Models
+/** A client for `provider/model` (OpenAI, Anthropic, Google, any OpenAI-compatible `local/…` server). */
+export { createLlmClient } from "./llm/index.ts";
+/** Options of `createLlmClient`. */
+export type { LlmClientOptions } from "./llm/index.ts";
+/** The model interface every agent and user goes through, its request, response and events. */
+export type {
+  LlmClient,
+  LlmEvent,
+  LlmEventListener,
+  LlmMessage,
+  LlmRequest,
+  LlmResponse,
+} from "./llm/index.ts";
+/** A provider failure (after retries) and a missing API key. */
+export { LlmError, MissingApiKeyError } from "./llm/index.ts";
+
+// Data
+/** The data folder every command reads: the given path, `TAU_DATA_DIR`, or the `tau data pull` cache. */
+export { resolveDataDir } from "./domains/data-dir.ts";
+/** The per-user cache folder `tau data pull` fills. */
+export { defaultDataDir } from "./domains/data-dir.ts";
+
+// Records and errors
+/** Messages of a conversation and tool calls (zod schemas with the same names as their types). */
+export type { AssistantMessage, Message, ToolCall, ToolMessage, UserMessage } from "./core/messages.ts";
+/** A task, as the data folder defines it. */
+export type { Task } from "./core/task.ts";
+/** One graded simulation, its reward breakdown and how it ended. */
+export type { RewardInfo, SimulationRun, TerminationReason } from "./core/simulation.ts";
+/** A run's metadata (upstream's `info`, with taubench's stamp). */
+export type { Info } from "./core/results.ts";
+/** A tool as the model sees it (OpenAI function schema). */
+export type { ToolSchema } from "./env/toolkit.ts";
+/** A number that is written as a Python float (`0.0`), as upstream records model arguments. */
+export { PyFloat } from "./core/py-json.ts";
+/** taubench's error base class, bad input (exit code 2), and failures outside the agent's control. */
+export { InfrastructureError, TauError, UsageError } from "./core/errors.ts";

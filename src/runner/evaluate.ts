@@ -1,0 +1,253 @@
+/**
+ * The library's way to run an evaluation: `runEvaluation(options)` takes the
+ * settings of `tau run` (with upstream's defaults), runs or resumes the run,
+ * and returns its simulations, `info` and metrics. `tau run` is a client of
+ * this function like any program.
+ */
+import { UsageError } from "../core/errors.ts";
+import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
+import { resolveDataDir } from "../domains/data-dir.ts";
+import { type AgentMetrics, computeMetrics } from "../metrics/index.ts";
+import { createLlmClient } from "../llm/index.ts";
+import type { LlmEventListener } from "../llm/events.ts";
+import { localBaseUrl } from "../llm/local-base-url.ts";
+import { providerKey } from "../llm/model-id.ts";
+import type { PriceTable } from "../llm/prices.ts";
+import type { LlmClient } from "../llm/types.ts";
+import { type RunEventListener, safeListener } from "./events.ts";
+import {
+  type AgentSpec,
+  DEFAULT_LLM,
+  defaultLlmArgs,
+  planRun,
+  type RunConfig,
+  type RunPlan,
+  type UserSpec,
+} from "./plan.ts";
+import { executePlan, type RunDependencies, type RunOutcome } from "./run.ts";
+import { createRetrievalServices } from "./retrieval-services.ts";
+import type { LlmFactory, ModelUse } from "./run-clients.ts";
+import { defaultRunName, resolveResultsPath } from "./run-paths.ts";
+
+/** How the run's model clients are built when {@link EvaluationOptions.createLlm} is not given. */
+export interface LlmSettings {
+  /** The OpenAI-compatible server of `local/…` models (`--llm-base-url`); hosted providers keep their own. */
+  localBaseUrl?: string;
+  /** Folder of the SQLite response cache (`--llm-cache`); off when unset. */
+  cacheDir?: string;
+  /** Prices for cost accounting (`--price-table`); default the bundled table. */
+  priceTable?: PriceTable;
+  /** Ask providers to cache prompt prefixes (default true; `--no-prompt-cache`). */
+  promptCache?: boolean;
+}
+
+/** The settings of one evaluation; every field but `domain` has `tau run`'s default. */
+export interface EvaluationOptions {
+  domain: string;
+  /** The data folder; default `TAU_DATA_DIR`, else the cache `tau data pull` fills. */
+  dataDir?: string;
+  /** Task split (default `base`); null = every task. */
+  split?: string | null;
+  taskIds?: readonly string[];
+  /** Only the first N tasks (after the split and the ids). */
+  numTasks?: number;
+  /** Trials per task (default 1). */
+  numTrials?: number;
+  /** Run seed (default 300); trial seeds are drawn from it as upstream does. */
+  seed?: number;
+  /** Simulations in flight at once (default 3). */
+  maxConcurrency?: number;
+  /** Steps before a simulation stops (default 200). */
+  maxSteps?: number;
+  /** Failed tool calls before a simulation stops (default 10). */
+  maxErrors?: number;
+  /** Re-runs of a simulation that raised before it is recorded as an infrastructure error (default 3). */
+  maxRetries?: number;
+  /** Pause before such a re-run (default 1000 ms). */
+  retryDelayMs?: number;
+  /** Wall-clock limit per simulation; default none. */
+  timeoutMs?: number | null;
+  /**
+   * A run name (saved as `<cwd>/runs/NAME/results.json`) or a path ending in `.json`; an existing
+   * run there is resumed. Default: a new timestamped name, as `tau run` makes.
+   */
+  saveTo?: string;
+  /** Folder that run names, results paths and module paths are resolved against (default the process's). */
+  cwd?: string;
+  /** A registered agent's name (default `llm_agent`), a module path (`./my-agent.ts`), or a definition from `defineAgent`. */
+  agent?: AgentSpec;
+  agentOptions?: Record<string, unknown>;
+  /** A registered user's name (default `user_simulator`), a module path, or a definition from `defineUser`. */
+  user?: UserSpec;
+  userOptions?: Record<string, unknown>;
+  /** `provider/model` of the agent (default upstream's GPT-4.1), used when the agent needs a model. */
+  agentLlm?: string;
+  userLlm?: string;
+  /** The NL-assertion judge model; null (or `"none"`) leaves NL assertions unevaluated. */
+  judge?: string | null;
+  /** Model arguments; each replaces the default `{"temperature": 0.0}` wholesale. */
+  agentLlmArgs?: Record<string, unknown>;
+  userLlmArgs?: Record<string, unknown>;
+  judgeLlmArgs?: Record<string, unknown>;
+  /** Force solo mode (normally the agent's definition decides). */
+  solo?: boolean;
+  /** Turn protocol violations into agent_error / user_error. */
+  enforceCommunicationProtocol?: boolean;
+  /** banking_knowledge's retrieval config (`--retrieval-config`; default `alltools`). */
+  retrievalConfig?: string | null;
+  /** Its overrides (`--retrieval-config-kwargs`: `top_k`, `grep_top_k`, …). */
+  retrievalConfigKwargs?: Record<string, unknown> | null;
+  /** Builds the embedding and reranker services of the retrieval configs (default: from `llm`); `onEvent` counts their calls. */
+  retrievalServices?: (onEvent: LlmEventListener) => RetrievalServices;
+  /** How model clients are built (ignored when `createLlm` is given). */
+  llm?: LlmSettings;
+  /** Builds the model clients yourself (your own {@link LlmClient}, a test double). */
+  createLlm?: LlmFactory["createLlm"];
+  /** Receives the run's progress events. */
+  onEvent?: RunEventListener;
+  /** Stops the run: nothing new starts, in-flight simulations are abandoned, finished ones are kept. */
+  signal?: AbortSignal;
+  /** The command that resumes this run, given its results path (stored in the checkpoint). */
+  resumeCommand?: (resultsPath: string) => string;
+  /** Write `results.json` at the end (default true); the checkpoint is always written. */
+  writeResultsJson?: boolean;
+}
+
+/** What {@link runEvaluation} returns: the run's outcome and its metrics. */
+export interface EvaluationResult extends RunOutcome {
+  /** pass^k, average reward, costs, breakdowns, computed over {@link RunOutcome.simulations}. */
+  metrics: AgentMetrics;
+}
+
+/** A model client of the LLM layer with `settings` (`onEvent` hears its calls). */
+function settingsClient(model: string, settings: LlmSettings, onEvent?: LlmEventListener): LlmClient {
+  return createLlmClient(model, {
+    ...localBaseUrl(model, settings.localBaseUrl),
+    ...(settings.cacheDir ? { cacheDir: settings.cacheDir } : {}),
+    ...(settings.priceTable ? { priceTable: settings.priceTable } : {}),
+    promptCache: settings.promptCache ?? true,
+    ...(onEvent ? { onEvent } : {}),
+  });
+}
+
+/** The model factory `runEvaluation` uses by default: the LLM layer's clients, with `settings`. */
+export function llmFactory(settings: LlmSettings = {}): LlmFactory {
+  return {
+    providerKey,
+    createLlm: (model: string, onEvent: LlmEventListener, _uses: readonly ModelUse[]): LlmClient =>
+      settingsClient(model, settings, onEvent),
+  };
+}
+
+/** banking_knowledge's embedder and reranker, the reranker's client built from `settings`; `onEvent` hears both. */
+export function defaultRetrievalServices(
+  settings: LlmSettings,
+  onEvent: LlmEventListener,
+): RetrievalServices {
+  return createRetrievalServices({ createLlm: (model) => settingsClient(model, settings, onEvent), onEvent });
+}
+
+function integer(name: string, value: number | undefined, fallback: number, min: number): number {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new UsageError(`${name} must be an integer ≥ ${min}, got ${n}`);
+  return n;
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  const n = value ?? fallback;
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a non-negative number, got ${n}`);
+  return n;
+}
+
+/** The {@link RunConfig} of `options`, with `tau run`'s defaults; the results path is settled after planning. */
+export function runConfigFor(options: EvaluationOptions, dataDir: string): RunConfig {
+  const judge = options.judge === undefined ? DEFAULT_LLM : options.judge;
+  const timeoutMs = options.timeoutMs ?? null;
+  // 0 would end every simulation at its first step as a timeout (scored 0); null is no limit.
+  if (timeoutMs !== null && !(timeoutMs > 0))
+    throw new UsageError(`timeoutMs must be a positive number of milliseconds (or null), got ${timeoutMs}`);
+  return {
+    domain: options.domain,
+    dataDir,
+    split: options.split === undefined ? "base" : options.split,
+    taskIds: options.taskIds,
+    numTasks: options.numTasks === undefined ? undefined : integer("numTasks", options.numTasks, 1, 1),
+    numTrials: integer("numTrials", options.numTrials, 1, 1),
+    seed: integer("seed", options.seed, 300, Number.MIN_SAFE_INTEGER),
+    maxSteps: integer("maxSteps", options.maxSteps, 200, 1),
+    maxErrors: integer("maxErrors", options.maxErrors, 10, 1),
+    maxConcurrency: integer("maxConcurrency", options.maxConcurrency, 3, 1),
+    maxRetries: integer("maxRetries", options.maxRetries, 3, 0),
+    retryDelayMs: nonNegative("retryDelayMs", options.retryDelayMs, 1000),
+    timeoutMs,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    agent: options.agent ?? "llm_agent",
+    user: options.user ?? "user_simulator",
+    agentOptions: options.agentOptions,
+    userOptions: options.userOptions,
+    agentLlm: options.agentLlm ?? DEFAULT_LLM,
+    userLlm: options.userLlm ?? DEFAULT_LLM,
+    judgeLlm: judge === null || judge.trim() === "none" ? null : judge,
+    agentLlmArgs: options.agentLlmArgs ?? defaultLlmArgs(),
+    userLlmArgs: options.userLlmArgs ?? defaultLlmArgs(),
+    judgeLlmArgs: options.judgeLlmArgs ?? defaultLlmArgs(),
+    solo: options.solo,
+    enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
+    retrievalConfig: options.retrievalConfig ?? null,
+    retrievalConfigKwargs: options.retrievalConfigKwargs ?? null,
+    resultsPath: "",
+    writeResultsJson: options.writeResultsJson,
+  };
+}
+
+/**
+ * Where the plan's results go: `saveTo`, or upstream's default run name (a participant that uses
+ * no model contributes no model part), never inside the data folder.
+ */
+function withResultsPath(plan: RunPlan, options: EvaluationOptions): RunPlan {
+  const { fingerprint, config } = plan;
+  const saveTo =
+    options.saveTo ??
+    defaultRunName({
+      domain: fingerprint.domain,
+      agent: fingerprint.agent,
+      agentLlm: fingerprint.agent_llm,
+      user: fingerprint.user,
+      userLlm: fingerprint.user_llm,
+    });
+  const resultsPath = resolveResultsPath(saveTo, {
+    dataDir: config.dataDir,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+  const resumeCommand = options.resumeCommand?.(resultsPath);
+  return { ...plan, config: { ...config, resultsPath, ...(resumeCommand ? { resumeCommand } : {}) } };
+}
+
+/**
+ * Resolves an evaluation without running it: the domain, participants, tasks, seeds, the `info`
+ * it will record and where its results go (`plan.config.resultsPath`).
+ */
+export async function planEvaluation(options: EvaluationOptions): Promise<RunPlan> {
+  const dataDir = resolveDataDir(options.dataDir);
+  const plan = await planRun(runConfigFor(options, dataDir), {
+    log: (message) => safeListener(options.onEvent)({ type: "note", message }),
+    retrievalServices:
+      options.retrievalServices ?? ((onEvent) => defaultRetrievalServices(options.llm ?? {}, onEvent)),
+  });
+  return withResultsPath(plan, options);
+}
+
+/** Runs (or resumes) an evaluation and returns its simulations (without transcripts), `info` and metrics. */
+export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationResult> {
+  const plan = await planEvaluation(options);
+  const factory = llmFactory(options.llm);
+  const deps: RunDependencies = {
+    providerKey: factory.providerKey,
+    createLlm: options.createLlm ?? factory.createLlm,
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const outcome = await executePlan(plan, deps);
+  return { ...outcome, metrics: computeMetrics(outcome.simulations, { numTrials: outcome.info.num_trials }) };
+}

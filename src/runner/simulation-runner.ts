@@ -1,0 +1,99 @@
+/**
+ * The seam every execution path shares: given a resolved {@link RunPlan} and
+ * its model clients, run one work unit `(trial, task, seed)` to a graded
+ * {@link SimulationRun}. It writes nothing; `executeRun` records what it
+ * returns in the checkpoint, a queue worker sends it back to its coordinator,
+ * and a library caller may keep it. Exceptions propagate (upstream's retry
+ * cases), so the caller decides about retries.
+ */
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import type { SimulationRun } from "../core/simulation.ts";
+import type { Environment } from "../env/environment.ts";
+import type { ToolSchema } from "../env/toolkit.ts";
+import type { LlmEventListener } from "../llm/events.ts";
+import { runEpisode } from "../orchestrator/episode.ts";
+import type { WorkUnit } from "./batch.ts";
+import { checkedAgent, checkedUser } from "./checked-participants.ts";
+import { type RunPlan, userToolsFor } from "./plan.ts";
+import type { SimulationClients } from "./run-clients.ts";
+
+/** What {@link SimulationRunner.run} needs of a unit (a {@link WorkUnit} fits). */
+export type UnitSpec = Pick<WorkUnit, "trial" | "task" | "seed">;
+
+/** Runs the units of one plan; cheap to call concurrently (each call has its own episode). */
+export class SimulationRunner {
+  private readonly template: Environment;
+  private readonly agentTools: ToolSchema[];
+  private readonly guidelinesDir: string;
+
+  /** `onLlmEvent` is the run's accounting, for participants that build model clients of their own. */
+  constructor(
+    readonly plan: RunPlan,
+    private readonly clients: SimulationClients,
+    private readonly onLlmEvent?: LlmEventListener,
+  ) {
+    // One environment for the schemas; every episode forks its own from the domain.
+    this.template = plan.domain.makeEnvironment({ soloMode: plan.soloMode });
+    this.agentTools = plan.soloMode
+      ? [...this.template.getToolSchemas(), ...this.template.getUserToolSchemas()]
+      : this.template.getToolSchemas();
+    this.guidelinesDir = join(plan.config.dataDir, "user_simulator");
+  }
+
+  /** Builds the participants for `unit`, runs the episode and grades it. */
+  async run(unit: UnitSpec, signal: AbortSignal): Promise<SimulationRun> {
+    const { plan, clients } = this;
+    const { config, domain } = plan;
+    const userTools = userToolsFor(domain, this.template, unit.task);
+    // Every attempt is a simulation of its own, with an id of its own.
+    const simulationId = randomUUID();
+    const episode = { signal, simulationId, trial: unit.trial, seed: unit.seed };
+    const builtAgent = plan.agent.create({
+      ...episode,
+      options: plan.agentParticipant.options as Record<string, unknown>,
+      domainName: domain.name,
+      task: unit.task,
+      tools: this.agentTools,
+      // Per task: golden_retrieval shows each task its own documents.
+      policy: domain.policy({ soloMode: plan.soloMode, task: unit.task }),
+      soloMode: plan.soloMode,
+      llm: clients.agentLlm,
+      llmArgs: { ...config.agentLlmArgs },
+      ...(this.onLlmEvent ? { onLlmEvent: this.onLlmEvent } : {}),
+    });
+    const builtUser = plan.user.create({
+      ...episode,
+      options: plan.userParticipant.options as Record<string, unknown>,
+      domainName: domain.name,
+      task: unit.task,
+      tools: userTools.length > 0 ? userTools : null,
+      guidelinesDir: this.guidelinesDir,
+      llm: clients.userLlm,
+      llmArgs: { ...config.userLlmArgs },
+    });
+    // Built-in participants are trusted; the others' messages are checked at the boundary.
+    const agent =
+      plan.agentParticipant.source.kind === "registry"
+        ? builtAgent
+        : checkedAgent(builtAgent, plan.agent.name);
+    const user =
+      plan.userParticipant.source.kind === "registry" ? builtUser : checkedUser(builtUser, plan.user.name);
+    return runEpisode({
+      domain,
+      task: unit.task,
+      agent,
+      user,
+      soloMode: plan.soloMode,
+      maxSteps: config.maxSteps,
+      maxErrors: config.maxErrors,
+      seed: unit.seed,
+      trial: unit.trial,
+      timeoutMs: config.timeoutMs,
+      judge: clients.judge,
+      enforceCommunicationProtocol: config.enforceCommunicationProtocol,
+      signal,
+      simulationId,
+    });
+  }
+}
