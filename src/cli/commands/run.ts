@@ -18,6 +18,7 @@ import {
 import type { ModelUse } from "../../runner/run-clients.ts";
 import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
 import { urlAgentFromFlags } from "../agent-flags.ts";
+import { runExitCode } from "../exit-codes.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 import {
   DEFAULT_LLM,
@@ -193,7 +194,7 @@ function rolesFor(uses: readonly ModelUse[], judgeFlag: string): ModelRole[] {
   return roles;
 }
 
-/** Runs `tau run` and returns the exit code (0; 1 when an error stopped the run; 130 after Ctrl-C). */
+/** Runs `tau run` and returns the exit code (see {@link runExitCode}: 0, 3, 4 or 130). */
 export async function runCommand(options: RunCommandOptions, io: RunCommandIo): Promise<number> {
   const evaluation = evaluationOptionsFromFlags(options, io);
   const progressIntervalMs = parseNumberOption("--progress-interval", options.progressInterval) * 1000;
@@ -228,15 +229,18 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
     io.stderr(
       `Stopped the run: this error would repeat for every simulation. ${result.ranNow} simulation(s) finished in this session are saved. Fix the cause, then resume with:\n  ${result.resumeCommand}`,
     );
-    return 1;
-  }
-  if (result.interrupted) {
+  } else if (result.interrupted) {
     io.stderr(
       `Interrupted: ${result.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${result.resumeCommand}`,
     );
-    return 130;
+  } else {
+    const infra = result.simulations.filter((s) => s.termination_reason === "infrastructure_error").length;
+    if (infra > 0)
+      io.stderr(
+        `${infra} of ${result.simulations.length} simulation(s) ended in an infrastructure error and are not evaluated (left out of pass^k); resume to re-run them:\n  ${result.resumeCommand}`,
+      );
   }
-  return 0;
+  return runExitCode(result);
 }
 
 /** Registers `tau run`. */
