@@ -111,6 +111,12 @@ export interface EvaluationOptions {
   resumeCommand?: (resultsPath: string) => string;
   /** Write `results.json` at the end (default true); the checkpoint is always written. */
   writeResultsJson?: boolean;
+  /**
+   * Resume a run although what its participants are sent changed (data files, policy, agent
+   * instructions, task definitions); recorded in `info.taubench.allowed_changes`. Default false:
+   * such a resume is refused with one line per difference.
+   */
+  allowChanged?: boolean;
 }
 
 /** What {@link runEvaluation} returns: the run's outcome and its metrics. */
@@ -198,6 +204,7 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     retrievalConfigKwargs: options.retrievalConfigKwargs ?? null,
     resultsPath: "",
     writeResultsJson: options.writeResultsJson,
+    ...(options.allowChanged ? { allowChanged: true } : {}),
   };
 }
 

@@ -24,6 +24,7 @@ import { GUIDELINES_FILE, guidelinesFileFor } from "../users/user-simulator.ts";
 import type { RunFingerprint } from "./checkpoint.ts";
 import { isModulePath, loadAgentModule, loadUserModule, type ModuleSource } from "./participant-module.ts";
 import { tasksNeedJudge } from "./regrade.ts";
+import { dataFileHashes } from "./sent-hashes.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
 
@@ -94,6 +95,12 @@ export interface RunConfig {
   enforceCommunicationProtocol: boolean;
   /** The results JSON path; the checkpoint is the same path with `.jsonl`. */
   resultsPath: string;
+  /**
+   * Resume although what the participants are sent changed (data files, policy, agent instructions,
+   * task definitions; `--allow-changed`): the differences are noted and recorded in
+   * `info.taubench.allowed_changes` instead of refusing the resume.
+   */
+  allowChanged?: boolean | undefined;
   /** The command line that resumes this run (printed on Ctrl-C, stored in the checkpoint). */
   resumeCommand?: string | undefined;
   /** Write the results JSON when the batch ends (default true; `tau export` can do it later). */
@@ -414,6 +421,7 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
       prompt_hashes: promptHashes(config.dataDir, domain, tasks, agent.instructions, user.needsLlm, soloMode),
+      data_hashes: dataFileHashes(config.dataDir, domain.dataFolder),
       ...participantStamp("agent", agentParticipant),
       ...participantStamp("user", userParticipant),
     }),

@@ -73,6 +73,7 @@ export interface RunCommandOptions {
   progressInterval: string;
   retrievalConfig?: string;
   retrievalConfigKwargs?: string;
+  allowChanged?: boolean;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -153,6 +154,7 @@ export function evaluationOptionsFromFlags(
         ? null
         : parseNumberOption("--timeout", options.timeout, { positive: true }) * 1000,
     ...(options.saveTo !== undefined ? { saveTo: options.saveTo } : {}),
+    ...(options.allowChanged ? { allowChanged: true } : {}),
     ...(io.cwd ? { cwd: io.cwd } : {}),
     agent: urlAgent ?? options.agent,
     user: options.user,
@@ -303,6 +305,10 @@ export function registerRunCommand(program: Command): void {
     .option("--price-table <file>", "JSON price table for cost accounting")
     .option("--solo", "solo mode (normally inferred from the agent)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
+    .option(
+      "--allow-changed",
+      "resume although the data files, policy, agent instructions or tasks changed since the run started (recorded in the results)",
+    )
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
     .option(
       "--retrieval-config <name>",

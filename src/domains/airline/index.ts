@@ -19,6 +19,7 @@ function load(dataDir: string): Domain {
   const policy = () => files.text("policy.md");
   return {
     name: "airline",
+    dataFolder: dir,
     supportsSolo: false,
     hasUserTools: false,
     makeEnvironment: (options = {}) => {

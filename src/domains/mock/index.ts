@@ -198,6 +198,7 @@ function load(dataDir: string): Domain {
     files.text(options.soloMode ? "policy_solo.md" : "policy.md");
   return {
     name: "mock",
+    dataFolder: dir,
     supportsSolo: true,
     hasUserTools: true,
     makeEnvironment: (options = {}) =>

@@ -34,6 +34,7 @@ function load(dataDir: string): Domain {
   const policy = () => files.text("policy.md");
   return {
     name: "retail",
+    dataFolder: dir,
     supportsSolo: false,
     hasUserTools: false,
     makeEnvironment: (options = {}) => {

@@ -40,6 +40,7 @@ interface TelecomData {
   db: DbState<TelecomRoot>;
   userDb: DbState<TelecomUserRoot>;
   files: DomainFiles;
+  dir: string;
 }
 
 const shared = new Map<string, TelecomData>();
@@ -52,6 +53,7 @@ function telecomData(dataDir: string): TelecomData {
       db: readDb<TelecomRoot>(join(dir, "db.toml"), TelecomDb),
       userDb: readDb<TelecomUserRoot>(join(dir, "user_db.toml"), TelecomUserDb),
       files: domainFiles(dir),
+      dir,
     };
     shared.set(dataDir, data);
   }
@@ -66,6 +68,7 @@ function loadVariant(name: string, kind: TelecomPolicyKind, dataDir: string): Do
   };
   return {
     name,
+    dataFolder: data.dir,
     supportsSolo: true,
     hasUserTools: true,
     makeEnvironment: (options = {}) =>
