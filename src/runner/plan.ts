@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { UsageError } from "../core/errors.ts";
+import { DataDirError, UsageError } from "../core/errors.ts";
 import { PyFloat, pyDumps } from "../core/py-json.ts";
 import { Info } from "../core/results.ts";
 import { sourceGitCommit, taubenchStamp } from "../core/results-file.ts";
@@ -180,9 +180,7 @@ function promptHashes(
 ): Record<string, string | null> {
   let guidelines: string | null = null;
   if (userUsesLlm) {
-    const template = domain.makeEnvironment({ soloMode });
-    const files = [...new Set(tasks.map((task) => guidelinesFileFor(userToolsFor(domain, template, task))))];
-    const texts = files.sort().map((file) => readGuidelinesText(dataDir, file));
+    const texts = guidelineFiles(domain, tasks, soloMode).map((file) => readGuidelinesText(dataDir, file));
     guidelines = texts.includes(null) ? null : texts.join("\n");
   }
   return {
@@ -190,6 +188,27 @@ function promptHashes(
     policy: sha256(domain.policy({ soloMode })),
     user_guidelines: guidelines === null ? null : sha256(guidelines),
   };
+}
+
+/** The user-simulator guideline files the tasks get (one for tasks with user tools, one without), in name order. */
+function guidelineFiles(domain: Domain, tasks: readonly Task[], soloMode: boolean): string[] {
+  const template = domain.makeEnvironment({ soloMode });
+  return [...new Set(tasks.map((task) => guidelinesFileFor(userToolsFor(domain, template, task))))].sort();
+}
+
+/** Pre-flight: the guideline files a user that reads them needs exist (found now, not inside every simulation). */
+function checkGuidelineFiles(
+  config: RunConfig,
+  plan: Pick<RunPlan, "domain" | "user" | "tasks" | "soloMode">,
+) {
+  if (!plan.user.readsGuidelines) return;
+  for (const file of guidelineFiles(plan.domain, plan.tasks, plan.soloMode)) {
+    const path = join(config.dataDir, "user_simulator", file);
+    if (!existsSync(path))
+      throw new DataDirError(
+        `user '${plan.user.name}' needs ${path} for these tasks, and it is missing; run \`tau data pull\` or check --data-dir / TAU_DATA_DIR`,
+      );
+  }
 }
 
 /** The participants and the domain a fingerprint is computed over. */
@@ -389,6 +408,7 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
   });
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
+  checkGuidelineFiles(config, { domain, user, tasks, soloMode });
   const seeds = trialSeeds(config.seed, config.numTrials);
   const fingerprint = runFingerprint({
     config,
