@@ -53,6 +53,7 @@ describe.skipIf(!dataDir)("tau run --agent-url on airline (skipped: TAU_DATA_DIR
 
   const args = (saveTo: string) => [
     "run",
+    "--no-preflight",
     "--domain",
     "airline",
     "--task-ids",

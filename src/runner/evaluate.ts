@@ -26,7 +26,8 @@ import {
 } from "./plan.ts";
 import { executePlan, type RunDependencies, type RunOutcome } from "./run.ts";
 import { createRetrievalServices } from "./retrieval-services.ts";
-import type { LlmFactory, ModelUse } from "./run-clients.ts";
+import { preflightEndpoints } from "./preflight.ts";
+import type { LlmFactory, ModelUse, SimulationClients } from "./run-clients.ts";
 import { defaultRunName, resolveResultsPath } from "./run-paths.ts";
 
 /** How the run's model clients are built when {@link EvaluationOptions.createLlm} is not given. */
@@ -117,6 +118,12 @@ export interface EvaluationOptions {
    * such a resume is refused with one line per difference.
    */
   allowChanged?: boolean;
+  /**
+   * Before the first simulation, call each distinct model endpoint once and stop with one line
+   * when one cannot serve the run (dead, rejected key, unknown model, refused arguments). Default
+   * false here (a test double need not answer it); `tau run` does it unless `--no-preflight`.
+   */
+  preflight?: boolean;
 }
 
 /** What {@link runEvaluation} returns: the run's outcome and its metrics. */
@@ -254,6 +261,17 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     createLlm: options.createLlm ?? factory.createLlm,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.preflight
+      ? {
+          beforeFirstSimulation: (planned: RunPlan, clients: SimulationClients) =>
+            preflightEndpoints(
+              planned,
+              clients,
+              (message) => safeListener(options.onEvent)({ type: "note", message }),
+              options.signal,
+            ),
+        }
+      : {}),
   };
   const outcome = await executePlan(plan, deps);
   return { ...outcome, metrics: computeMetrics(outcome.simulations, { numTrials: outcome.info.num_trials }) };

@@ -74,6 +74,8 @@ export interface RunCommandOptions {
   retrievalConfig?: string;
   retrievalConfigKwargs?: string;
   allowChanged?: boolean;
+  /** False with `--no-preflight`. */
+  preflight?: boolean;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -155,6 +157,7 @@ export function evaluationOptionsFromFlags(
         : parseNumberOption("--timeout", options.timeout, { positive: true }) * 1000,
     ...(options.saveTo !== undefined ? { saveTo: options.saveTo } : {}),
     ...(options.allowChanged ? { allowChanged: true } : {}),
+    preflight: options.preflight !== false,
     ...(io.cwd ? { cwd: io.cwd } : {}),
     agent: urlAgent ?? options.agent,
     user: options.user,
@@ -305,6 +308,10 @@ export function registerRunCommand(program: Command): void {
     .option("--price-table <file>", "JSON price table for cost accounting")
     .option("--solo", "solo mode (normally inferred from the agent)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
+    .option(
+      "--no-preflight",
+      "skip the check that each model endpoint answers (one short call each) before the first simulation",
+    )
     .option(
       "--allow-changed",
       "resume although the data files, policy, agent instructions or tasks changed since the run started (recorded in the results)",
