@@ -8,7 +8,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { z } from "zod";
-import { TauError } from "../core/errors.ts";
+import { asFileIoError, fileOperation, TauError } from "../core/errors.ts";
 import { nowIso } from "../core/messages.ts";
 
 /** What the lock file says about the process writing the run. */
@@ -73,13 +73,17 @@ function createExclusively(path: string, holder: LockHolder): boolean {
     fd = openSync(path, "wx");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
+    throw asFileIoError(error, path, "create the lock file");
   }
   try {
-    writeSync(fd, `${JSON.stringify(holder)}\n`);
-  } finally {
+    fileOperation(path, "write the lock file", () => writeSync(fd, `${JSON.stringify(holder)}\n`));
+  } catch (error) {
     closeSync(fd);
+    // An empty lock would block every later run: take it back.
+    unlinkSync(path);
+    throw error;
   }
+  closeSync(fd);
   return true;
 }
 

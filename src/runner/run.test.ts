@@ -216,6 +216,16 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect((await executeRun(changed, offline)).ranNow).toBe(0);
   });
 
+  it("a run folder that cannot be made is one line naming it, the operation and what to do next", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "tau-io-"));
+    writeFileSync(join(parent, "file"), "not a folder");
+    const resultsPath = join(parent, "file", "run", "results.json");
+    const run = config({ resultsPath, resumeCommand: "tau run --save-to x" });
+    await expect(executeRun(run, offline)).rejects.toThrow(
+      `cannot create the run folder ${join(parent, "file", "run")}: a part of the path is a file, not a folder (ENOTDIR); nothing of the run was written; once the folder can be written, run: tau run --save-to x`,
+    );
+  });
+
   it("an exception in an agent's own code is that agent's failure: agent_error, scored 0, in pass^k, not re-run", async () => {
     const run = config({
       agent: "buggy_replay_for_tests",

@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { FileIoError, fileOperation } from "../core/errors.ts";
 import type { Info } from "../core/results.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { pyDumps } from "../core/py-json.ts";
@@ -92,9 +93,20 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
   try {
     if (existsSync(dirname(plan.config.resultsPath))) lock.acquire();
     return await executeLockedPlan(plan, deps, lock);
+  } catch (error) {
+    throw error instanceof FileIoError ? error.withHint(afterIoFailure(plan.config)) : error;
   } finally {
     lock.release();
   }
+}
+
+/** What a file-system failure leaves behind and how to go on (the run's resume command). */
+function afterIoFailure(config: RunConfig): string {
+  const checkpointPath = checkpointPathFor(config.resultsPath);
+  const again = config.resumeCommand ?? "the same command";
+  return existsSync(checkpointPath)
+    ? `the simulations already in ${checkpointPath} are kept; once it can be written again, resume with: ${again}`
+    : `nothing of the run was written; once the folder can be written, run: ${again}`;
 }
 
 async function executeLockedPlan(plan: RunPlan, deps: RunDependencies, lock: RunLock): Promise<RunOutcome> {
@@ -140,7 +152,8 @@ async function executeLockedPlan(plan: RunPlan, deps: RunDependencies, lock: Run
   if (endpoints !== null && info.taubench) info.taubench.llm_endpoints = endpoints;
 
   note(`Run ${config.resultsPath}`);
-  mkdirSync(dirname(config.resultsPath), { recursive: true });
+  const folder = dirname(config.resultsPath);
+  fileOperation(folder, "create the run folder", () => mkdirSync(folder, { recursive: true }));
   lock.acquire();
   const writer = await CheckpointWriter.open(checkpointPath);
   try {
@@ -195,7 +208,10 @@ async function executeLockedPlan(plan: RunPlan, deps: RunDependencies, lock: Run
     const outcomeInfo: Info = info.taubench
       ? { ...info, taubench: { ...info.taubench, llm_usage: runUsageToPy(runUsage) } }
       : info;
-    if (config.writeResultsJson ?? true) await exportResults(checkpointPath, config.resultsPath);
+    if (config.writeResultsJson ?? true)
+      await fileOperation(config.resultsPath, "write", () =>
+        exportResults(checkpointPath, config.resultsPath),
+      );
     return {
       resultsPath: config.resultsPath,
       checkpointPath,
