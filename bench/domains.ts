@@ -4,8 +4,6 @@
  * the task data by the toolkit's tool kind), DB hashing fresh and after one
  * write, and heap per forked environment.
  */
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import type { Task } from "../src/core/task.ts";
 import { domainNames, getDomainDefinition } from "../src/domains/registry.ts";
 import type { Domain } from "../src/domains/types.ts";
@@ -18,6 +16,8 @@ import {
   type BenchResult,
   canCollectGarbage,
   heapUsedBytes,
+  runChildMode,
+  runInChildren,
   timeMedianMs,
   timePreparedMs,
 } from "./harness.ts";
@@ -238,41 +238,11 @@ export const domainBench: BenchModule = {
   name: "domains",
   description: "fork, tool calls, hashing and memory per domain (one process per domain)",
   run(context) {
-    const results: BenchResult[] = [];
-    for (const name of domainNames()) {
-      const child = spawnSync(
-        process.execPath,
-        ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), name, String(context.scale)],
-        {
-          encoding: "utf8",
-          env: { ...process.env, TAU_DATA_DIR: context.dataDir },
-          maxBuffer: 16 * 1024 * 1024,
-        },
-      );
-      for (const line of child.stderr.split("\n")) if (line.trim() !== "") context.log(line);
-      if (child.status !== 0) {
-        context.log(`${name}: skipped (benchmark process exited with ${child.status})`);
-        continue;
-      }
-      results.push(...(JSON.parse(child.stdout) as BenchResult[]));
-    }
-    return results;
+    // The original τ-bench domains read their own data folder and have their own module (bench/tau1.ts).
+    const names = domainNames().filter((domain) => getDomainDefinition(domain).dataFolder !== "tau1");
+    return runInChildren(import.meta.url, names, context, { TAU_DATA_DIR: context.dataDir });
   },
 };
 
 // Child mode (`domains.ts <domain> <scale>`): one domain's results as JSON on stdout.
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [name, scale] = process.argv.slice(2);
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  try {
-    const results = benchDomain(name!, {
-      dataDir: process.env.TAU_DATA_DIR!,
-      scale: Number(scale ?? 1),
-      log,
-    });
-    process.stdout.write(JSON.stringify(results));
-  } catch (error) {
-    log(`${name}: skipped (${error instanceof Error ? error.message : String(error)})`);
-    process.exitCode = 1;
-  }
-}
+runChildMode(import.meta.url, process.env.TAU_DATA_DIR, benchDomain);

@@ -1,7 +1,9 @@
 /**
  * Shared pieces of the benchmarks: timing with medians, heap measurement,
- * and the report table (value, target, ratio to target).
+ * one process per subject, and the report table (value, target, ratio to target).
  */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 /** One measured number, optionally with the target it must stay under. */
 export interface BenchResult {
@@ -31,6 +33,57 @@ export interface BenchModule {
   readonly name: string;
   readonly description: string;
   run(context: BenchContext): Promise<BenchResult[]> | BenchResult[];
+}
+
+/**
+ * Runs a benchmark module's file in child mode once per subject, each in a
+ * Node process of its own (as a `tau run` would: the JIT and heap then carry
+ * only that subject's shapes), and collects the results they print.
+ */
+export function runInChildren(
+  moduleUrl: string,
+  subjects: readonly string[],
+  context: BenchContext,
+  env: Record<string, string | undefined>,
+): BenchResult[] {
+  const results: BenchResult[] = [];
+  for (const subject of subjects) {
+    const child = spawnSync(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", fileURLToPath(moduleUrl), subject, String(context.scale)],
+      { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
+    );
+    for (const line of child.stderr.split("\n")) if (line.trim() !== "") context.log(line);
+    if (child.status !== 0) {
+      context.log(`${subject}: skipped (benchmark process exited with ${child.status})`);
+      continue;
+    }
+    results.push(...(JSON.parse(child.stdout) as BenchResult[]));
+  }
+  return results;
+}
+
+/**
+ * The child side of {@link runInChildren}: when `moduleUrl` is the process's
+ * entry point (`<file> <subject> <scale>`), benchmarks the subject and prints
+ * its results as JSON on stdout.
+ */
+export function runChildMode(
+  moduleUrl: string,
+  dataDir: string | undefined,
+  bench: (subject: string, context: BenchContext) => BenchResult[],
+): void {
+  if (process.argv[1] !== fileURLToPath(moduleUrl)) return;
+  const [subject, scale] = process.argv.slice(2);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    process.stdout.write(
+      JSON.stringify(bench(subject!, { dataDir: dataDir!, scale: Number(scale ?? 1), log })),
+    );
+  } catch (error) {
+    log(`${subject}: skipped (${error instanceof Error ? error.message : String(error)})`);
+    process.exitCode = 1;
+  }
 }
 
 /** Median of a non-empty sample. */

@@ -21,6 +21,7 @@ import {
 } from "./harness.ts";
 import { runnerBench } from "./runner-throughput.ts";
 import { startupBench } from "./startup.ts";
+import { tau1Bench } from "./tau1.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
 import { viewerBench } from "./viewer.ts";
 
@@ -28,6 +29,7 @@ import { viewerBench } from "./viewer.ts";
 export const MODULES: readonly BenchModule[] = [
   startupBench,
   domainBench,
+  tau1Bench,
   bankingRetrievalBench,
   telecomGeneratorBench,
   runnerBench,

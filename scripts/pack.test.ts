@@ -89,7 +89,7 @@ const TSCONFIG = {
     outDir: "build",
   },
   include: ["*.ts"],
-  exclude: ["agent.ts"],
+  exclude: ["agent.ts", "my-agent.ts"],
 };
 
 /** Every package name that an installed package lists as a dependency, optional or peer. */
@@ -159,12 +159,13 @@ function consumerLockfile(tarball: string, pkg: Record<string, any>): Record<str
   return { name: "consumer", lockfileVersion: 3, requires: true, packages };
 }
 
-/** The README's library example (the ```ts block of "Use it as a library"). */
-function readmeExample(): string {
+/** The first ```ts block of the README's section titled `heading`. */
+function readmeBlock(heading: string): string {
   const readme = readFileSync(join(repo, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### Use it as a library"));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match) throw new Error("README has no ```ts block under 'Use it as a library'");
+  const start = readme.indexOf(heading);
+  if (start < 0) throw new Error(`README has no section '${heading}'`);
+  const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(start));
+  if (!match) throw new Error(`README has no \`\`\`ts block under '${heading}'`);
   return match[1]!;
 }
 
@@ -293,10 +294,20 @@ describe("the npm package", () => {
   );
 
   it(
-    "a consumer .ts file and the README example type-check under tsc --strict, and the consumer runs",
+    "a consumer .ts file and the README examples type-check under tsc --strict, and the consumer runs",
     () => {
       writeFileSync(join(project, "consumer.ts"), CONSUMER_TS);
-      writeFileSync(join(project, "readme-example.ts"), readmeExample());
+      writeFileSync(join(project, "readme-example.ts"), readmeBlock("### Use it as a library"));
+      // "Evaluate your own agent": an AI SDK model as an agent module, three lines. The AI SDK's
+      // own types need the DOM lib (HeadersInit), as its docs say; checked in a project of its own.
+      writeFileSync(join(project, "my-agent.ts"), readmeBlock("## Evaluate your own agent"));
+      const aiSdkConfig = {
+        ...TSCONFIG,
+        compilerOptions: { ...TSCONFIG.compilerOptions, lib: ["ES2023", "DOM"], noEmit: true },
+        include: ["my-agent.ts"],
+        exclude: [],
+      };
+      writeFileSync(join(project, "tsconfig.ai-sdk.json"), JSON.stringify(aiSdkConfig, null, 2));
       writeFileSync(join(project, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
       // The consumer's own dev tools: TypeScript and Node's types (this repository's copies).
       for (const types of ["@types/node", "undici-types"])
@@ -307,6 +318,12 @@ describe("the npm package", () => {
         project,
       );
       expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+      const aiSdkTsc = run(
+        process.execPath,
+        [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.ai-sdk.json"],
+        project,
+      );
+      expect(aiSdkTsc.status, aiSdkTsc.stdout + aiSdkTsc.stderr).toBe(0);
       if (!dataDir) return;
       const consumer = run(process.execPath, [join("build", "consumer.js"), dataDir], project);
       expect(consumer.status, consumer.stderr).toBe(0);

@@ -70,6 +70,24 @@ export type { UserContext, UserDefinition } from "./users/registry.ts";
 export { userNames } from "./users/registry.ts";
 /** Whether a user message ends the conversation (`###STOP###` and the other stop tokens). */
 export { isUserStop } from "./users/types.ts";
+/** Any AI SDK language model as an agent with the domain policy and tools (the harness runs the tools). */
+export { aiSdkAgent } from "./agents/ai-sdk-agent.ts";
+/** What `aiSdkAgent` takes. */
+export type { AiSdkAgentOptions } from "./agents/ai-sdk-agent.ts";
+/** An OpenAI Agents SDK `Agent` (its instructions, model, handoffs) evaluated with the domain tools. */
+export { openaiAgentsBridge } from "./agents/openai-agents-bridge.ts";
+/** What `openaiAgentsBridge` takes. */
+export type { OpenAIAgentLike, OpenAIAgentsBridgeOptions } from "./agents/openai-agents-bridge.ts";
+/** An agent service that speaks OpenAI Chat Completions at a base URL (what `--agent-url` uses). */
+export { chatCompletionsAgent } from "./agents/chat-completions-agent.ts";
+/** What `chatCompletionsAgent` takes. */
+export type { ChatCompletionsAgentOptions } from "./agents/chat-completions-agent.ts";
+/** An agent that speaks the A2A protocol (what `--agent-a2a` uses). */
+export { a2aAgent } from "./agents/a2a-agent.ts";
+/** What `a2aAgent` takes. */
+export type { A2aAgentOptions } from "./agents/a2a-agent.ts";
+/** A `fetch` for AI SDK providers that keeps raw bodies, so a `2.0` in tool arguments stays a float. */
+export { keepRawResponses } from "./llm/provider-client.ts";
 /** Builds an assistant message (fills the fields an agent does not care about). */
 export { assistantMessage } from "./core/messages.ts";
 /** Builds a user message. */

@@ -61,7 +61,8 @@ const EXAMPLE_TOOL = {
   },
 };
 
-function instruction(style: TextAgentStyle): string {
+/** The format instructions after the tool list (also the original τ-bench ReAct/Act agents' fallback wording). */
+export function textAgentInstruction(style: TextAgentStyle): string {
   const react = style === "react";
   const format = react
     ? [
@@ -124,7 +125,7 @@ export function textAgentSystemPrompt(
   policy: string,
   tools: readonly ToolSchema[],
 ): string {
-  return `${policy}\n#Available tools\n${pyDumps(tools, { ensureAscii: false })}\n${instruction(style)}`;
+  return `${policy}\n#Available tools\n${pyDumps(tools, { ensureAscii: false })}\n${textAgentInstruction(style)}`;
 }
 
 /** Renders an action the way the model is asked to write it (used for history the model did not write). */

@@ -108,7 +108,8 @@ function temporaryPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
 }
 
-function writeAtomically(path: string, text: string): void {
+/** Writes a text file atomically (temporary file in the same folder, then rename). */
+export function writeAtomically(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const temporary = temporaryPathFor(path);
   writeFileSync(temporary, maskSecrets(text), "utf8");

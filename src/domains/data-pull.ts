@@ -79,7 +79,7 @@ const OFFLINE_HINT =
   "Without network access, fetch the release archive some other way and pass it with --url FILE.tar.gz, or point TAU_DATA_DIR (or --data-dir) at a copy of upstream's data/tau2 folder";
 
 /** Fetches the archive bytes from an http(s) URL or reads a local file. */
-async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> {
+export async function fetchArchive(url: string, signal?: AbortSignal): Promise<Buffer> {
   if (!/^https?:\/\//.test(url)) {
     try {
       return readFileSync(url.replace(/^file:\/\//, ""));
@@ -127,7 +127,49 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
   const manifest = options.manifest ?? DATA_MANIFEST;
   assertReplaceable(options.dest, manifest);
   const url = options.url ?? DEFAULT_DATA_URL;
-  const raw = await fetchArchive(url, options.signal);
+  const byPath = new Map<string, Buffer>();
+  for (const [inner, data] of unpackArchive(await fetchArchive(url, options.signal), url)) {
+    // Keep data/tau2/... (below the archive's top-level folder, e.g. `tau2-bench-1.0.1/`).
+    if (inner.startsWith(ARCHIVE_DATA_PREFIX)) byPath.set(inner.slice(ARCHIVE_DATA_PREFIX.length), data);
+  }
+  const problems = checksumProblems(manifest, byPath);
+  if (problems.length > 0) {
+    throw new DataDirError(
+      `The archive at ${url} does not match the pinned data (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${problems.join("; ")}. Nothing was written.`,
+    );
+  }
+  const files = manifest.map((file) => ({ path: file.path, data: byPath.get(file.path)! }));
+  return { dest: options.dest, files: manifest.length, bytes: installFolder(options.dest, files) };
+}
+
+/** One line per manifest file that is missing from `files` or has other bytes than pinned. */
+export function checksumProblems(
+  manifest: readonly Pick<ManifestEntry, "path" | "sha256">[],
+  files: ReadonlyMap<string, Buffer>,
+): string[] {
+  const problems: string[] = [];
+  for (const file of manifest) {
+    const data = files.get(file.path);
+    if (!data) {
+      problems.push(`${file.path}: missing from the archive`);
+      continue;
+    }
+    const sha = createHash("sha256").update(data).digest("hex");
+    if (sha !== file.sha256) {
+      const lfs = data.subarray(0, 40).toString("latin1").startsWith("version https://git-lfs");
+      problems.push(
+        `${file.path}: checksum mismatch (got ${sha.slice(0, 12)}…, expected ${file.sha256.slice(0, 12)}…${lfs ? "; the archive holds a Git LFS pointer, not the file" : ""})`,
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * The regular files of a (gzipped) tar archive by path, the archive's single
+ * top-level folder (`<repo>-<ref>/`) removed.
+ */
+export function unpackArchive(raw: Buffer, url: string): Map<string, Buffer> {
   let tar: Buffer;
   try {
     // A plain tar is accepted too (its `ustar` magic sits at byte 257); anything else is not an archive.
@@ -141,47 +183,29 @@ export async function pullData(options: PullOptions): Promise<PullResult> {
       cause: error,
     });
   }
-  const byPath = new Map<string, Buffer>();
-  for (const entry of parseTar(tar)) {
-    // Drop the archive's top-level folder (`tau2-bench-1.0.1/`), then keep data/tau2/...
-    const inner = entry.path.replace(/^[^/]+\//, "");
-    if (inner.startsWith(ARCHIVE_DATA_PREFIX))
-      byPath.set(inner.slice(ARCHIVE_DATA_PREFIX.length), entry.data);
-  }
-  const problems: string[] = [];
-  for (const file of manifest) {
-    const data = byPath.get(file.path);
-    if (!data) {
-      problems.push(`${file.path}: missing from the archive`);
-      continue;
-    }
-    const sha = createHash("sha256").update(data).digest("hex");
-    if (sha !== file.sha256) {
-      const lfs = data.subarray(0, 40).toString("latin1").startsWith("version https://git-lfs");
-      problems.push(
-        `${file.path}: checksum mismatch (got ${sha.slice(0, 12)}…, expected ${file.sha256.slice(0, 12)}…${lfs ? "; the archive holds a Git LFS pointer, not the file" : ""})`,
-      );
-    }
-  }
-  if (problems.length > 0) {
-    throw new DataDirError(
-      `The archive at ${url} does not match the pinned data (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${problems.join("; ")}. Nothing was written.`,
-    );
-  }
-  const staging = `${options.dest}.partial-${process.pid}`;
+  const out = new Map<string, Buffer>();
+  for (const entry of parseTar(tar)) out.set(entry.path.replace(/^[^/]+\//, ""), entry.data);
+  return out;
+}
+
+/**
+ * Writes verified files into a staging folder and then moves it into place
+ * as `dest` (replacing an earlier pull). Returns the bytes written.
+ */
+export function installFolder(dest: string, files: readonly { path: string; data: Buffer }[]): number {
+  const staging = `${dest}.partial-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   let bytes = 0;
-  for (const file of manifest) {
-    const data = byPath.get(file.path)!;
+  for (const file of files) {
     const target = join(staging, file.path);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, data);
-    bytes += data.length;
+    writeFileSync(target, file.data);
+    bytes += file.data.length;
   }
-  mkdirSync(dirname(options.dest), { recursive: true });
-  rmSync(options.dest, { recursive: true, force: true });
-  renameSync(staging, options.dest);
-  return { dest: options.dest, files: manifest.length, bytes };
+  mkdirSync(dirname(dest), { recursive: true });
+  rmSync(dest, { recursive: true, force: true });
+  renameSync(staging, dest);
+  return bytes;
 }
 
 function filesBelow(dir: string): string[] {
@@ -199,7 +223,7 @@ function filesBelow(dir: string): string[] {
  * (an earlier pull, or a copy of upstream's data folder): anything else is a
  * folder the user did not mean to lose.
  */
-function assertReplaceable(dest: string, manifest: readonly ManifestEntry[]): void {
+export function assertReplaceable(dest: string, manifest: readonly Pick<ManifestEntry, "path">[]): void {
   if (!existsSync(dest)) return;
   if (!statSync(dest).isDirectory())
     throw new DataDirError(`${dest} exists and is not a folder; choose another --dest`);

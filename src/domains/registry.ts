@@ -4,6 +4,7 @@ import { airlineDomain } from "./airline/index.ts";
 import { bankingKnowledgeDomain } from "./banking_knowledge/index.ts";
 import { mockDomain } from "./mock/index.ts";
 import { retailDomain } from "./retail/index.ts";
+import { tau1AirlineDomain, tau1RetailDomain } from "./tau1/index.ts";
 import { telecomDomain, telecomWorkflowDomain } from "./telecom/index.ts";
 import type { Domain, DomainDefinition, DomainSettings } from "./types.ts";
 
@@ -19,6 +20,8 @@ registerDomain(airlineDomain);
 registerDomain(retailDomain);
 registerDomain(telecomDomain);
 registerDomain(telecomWorkflowDomain);
+registerDomain(tau1RetailDomain);
+registerDomain(tau1AirlineDomain);
 registerDomain(bankingKnowledgeDomain);
 
 /** Names of the registered domains, in registration order. */

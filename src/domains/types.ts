@@ -43,6 +43,12 @@ export interface Domain {
   tasks(): readonly Task[];
   /** The split file (`split_tasks.json`), or null when the domain has none. */
   splits(): TaskSplits | null;
+  /**
+   * The tasks of a split, for domains whose splits are separate task lists with
+   * overlapping ids (the original τ-bench: ids are indices within a split).
+   * Null asks for the domain's default split.
+   */
+  tasksOf?(split: string | null): readonly Task[];
   /** Every split name selects all tasks (banking_knowledge: upstream's loader ignores the name). */
   readonly ignoresSplitName?: boolean;
   /** The policy text the agent sees (for `task`, when it depends on the task). */
@@ -70,6 +76,11 @@ export interface Domain {
 export interface DomainDefinition {
   readonly name: string;
   readonly description: string;
-  /** Loads the domain's files from `dataDir` (`<dataDir>/domains/<folder>`). */
+  /**
+   * Which data folder the domain reads: `tau2` (default; `--data-dir`, `TAU_DATA_DIR`) or
+   * `tau1`, the original τ-bench's (`--tau1-data-dir`, `TAU1_DATA_DIR`).
+   */
+  readonly dataFolder?: "tau2" | "tau1";
+  /** Loads the domain's files from `dataDir` (`<dataDir>/domains/<folder>`, or the τ-bench layout for `tau1`). */
   load(dataDir: string): Domain;
 }

@@ -438,12 +438,27 @@ interface FieldLayout {
   readonly baseText?: string;
 }
 
-interface BaseStream {
+/** A byte stream with its sha256 and stored midstates, so a hash of a changed copy can resume mid-way. */
+export interface HashedBytes {
   readonly bytes: Buffer;
-  readonly fields: readonly FieldLayout[];
   /** sha256 states after `offset` bytes, every CHECKPOINT_BYTES. */
   readonly checkpoints: readonly { offset: number; hash: Hash }[];
   readonly digest: string;
+}
+
+interface BaseStream extends HashedBytes {
+  readonly fields: readonly FieldLayout[];
+}
+
+/** Hashes `bytes` once, keeping a sha256 midstate every {@link CHECKPOINT_BYTES}. */
+export function hashWithCheckpoints(bytes: Buffer): HashedBytes {
+  const checkpoints: { offset: number; hash: Hash }[] = [];
+  const hasher = createHash("sha256");
+  for (let offset = 0; offset < bytes.length; offset += CHECKPOINT_BYTES) {
+    checkpoints.push({ offset, hash: hasher.copy() });
+    hasher.update(bytes.subarray(offset, Math.min(bytes.length, offset + CHECKPOINT_BYTES)));
+  }
+  return { bytes, checkpoints, digest: hasher.digest("hex") };
 }
 
 function buildBaseStream(ty: ModelTy, fields: Record<string, unknown>): BaseStream {
@@ -517,13 +532,7 @@ function buildBaseStream(ty: ModelTy, fields: Record<string, unknown>): BaseStre
   push("}");
   // Serializations are ASCII (json.dumps escapes everything else), so characters and bytes coincide.
   const bytes = Buffer.from(parts.join(""), "latin1");
-  const checkpoints: { offset: number; hash: Hash }[] = [];
-  const hasher = createHash("sha256");
-  for (let offset = 0; offset < bytes.length; offset += CHECKPOINT_BYTES) {
-    checkpoints.push({ offset, hash: hasher.copy() });
-    hasher.update(bytes.subarray(offset, Math.min(bytes.length, offset + CHECKPOINT_BYTES)));
-  }
-  return { bytes, fields: layouts, checkpoints, digest: hasher.digest("hex") };
+  return { ...hashWithCheckpoints(bytes), fields: layouts };
 }
 
 /**
@@ -531,12 +540,12 @@ function buildBaseStream(ty: ModelTy, fields: Record<string, unknown>): BaseStre
  * output still equals the base stream it only tracks the offset; at the
  * first difference it resumes hashing from the nearest stored midstate.
  */
-class HashSink {
+export class HashSink {
   private hasher: Hash | undefined;
   private pendingStart = 0;
   private pendingEnd = 0;
 
-  constructor(private readonly stream: BaseStream) {}
+  constructor(private readonly stream: HashedBytes) {}
 
   base(start: number, end: number): void {
     if (start >= end) return;
@@ -549,9 +558,10 @@ class HashSink {
     this.pendingEnd = end;
   }
 
+  /** New text (UTF-8; the JSON serializations are ASCII, where UTF-8 and Latin-1 agree). */
   text(text: string): void {
     this.flush();
-    this.hasher!.update(text, "latin1");
+    this.hasher!.update(text, "utf8");
   }
 
   private flush(): void {
@@ -583,7 +593,8 @@ function emitFullText(sink: HashSink, layout: FieldLayout, value: CowMap<unknown
   sink.text(serializeSorted(layout.ty, typedView(value)));
 }
 
-function lowerBound(keys: readonly string[], key: string): number {
+/** Where `key` goes among code-point-sorted `keys` (binary search). */
+export function lowerBound(keys: readonly string[], key: string): number {
   let low = 0;
   let high = keys.length;
   while (low < high) {

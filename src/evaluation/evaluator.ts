@@ -6,6 +6,7 @@
 import { TauError } from "../core/errors.ts";
 import type { RewardInfo, SimulationRun } from "../core/simulation.ts";
 import type { RewardType, Task } from "../core/task.ts";
+import { isTau1Domain } from "../domains/tau1/index.ts";
 import type { Domain } from "../domains/types.ts";
 import type { Environment, ReplayMismatchError } from "../env/environment.ts";
 import type { ToolKind } from "../env/toolkit.ts";
@@ -14,6 +15,7 @@ import { evaluateCommunicate } from "./communicate-evaluator.ts";
 import { evaluateEnvironment } from "./env-evaluator.ts";
 import { evaluateNlAssertions, type NlAssertionJudge } from "./nl-assertions.ts";
 import { rewardInfo } from "./reward-parts.ts";
+import { evaluateTau1Simulation } from "./tau1.ts";
 
 /** Termination reasons after which the conversation is graded; anything else scores 0 (P4). */
 const GRADED_TERMINATIONS = new Set(["agent_stop", "user_stop"]);
@@ -58,6 +60,8 @@ export async function evaluateSimulation(options: EvaluateSimulationOptions): Pr
       `Simulation ${simulation.id} of task ${task.id} ended with an infrastructure error and is not graded`,
     );
   }
+  // The original τ-bench grades differently (final-state hash × expected outputs): evaluation/tau1.ts.
+  if (isTau1Domain(domain)) return evaluateTau1Simulation(domain, task, simulation);
   if (!GRADED_TERMINATIONS.has(simulation.termination_reason)) {
     return rewardInfo({
       reward: 0,

@@ -7,6 +7,9 @@
 import { UsageError } from "../core/errors.ts";
 import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
 import { resolveDataDir } from "../domains/data-dir.ts";
+import { resolveTau1DataDir } from "../domains/tau1/data-dir.ts";
+import { isTau1DomainName } from "../domains/tau1/index.ts";
+import type { HumanIo } from "../users/tau1-users.ts";
 import { type AgentMetrics, computeMetrics } from "../metrics/index.ts";
 import { createLlmClient } from "../llm/index.ts";
 import type { LlmEventListener } from "../llm/events.ts";
@@ -29,6 +32,7 @@ import { createRetrievalServices } from "./retrieval-services.ts";
 import { preflightEndpoints } from "./preflight.ts";
 import type { LlmFactory, ModelUse, SimulationClients } from "./run-clients.ts";
 import { defaultRunName, resolveResultsPath } from "./run-paths.ts";
+import { TAU1_DEFAULTS } from "./tau1-run.ts";
 
 /** How the run's model clients are built when {@link EvaluationOptions.createLlm} is not given. */
 export interface LlmSettings {
@@ -45,7 +49,10 @@ export interface LlmSettings {
 /** The settings of one evaluation; every field but `domain` has `tau run`'s default. */
 export interface EvaluationOptions {
   domain: string;
-  /** The data folder; default `TAU_DATA_DIR`, else the cache `tau data pull` fills. */
+  /**
+   * The data folder; default `TAU_DATA_DIR`, else the cache `tau data pull` fills. For the original
+   * τ-bench domains (`tau1-*`) its folder: default `TAU1_DATA_DIR`, else what `tau data pull --tau1` fills.
+   */
   dataDir?: string;
   /** Task split (default `base`); null = every task. */
   split?: string | null;
@@ -124,6 +131,10 @@ export interface EvaluationOptions {
    * false here (a test double need not answer it); `tau run` does it unless `--no-preflight`.
    */
   preflight?: boolean;
+  /** `tau1-*` few-shot agent: the example dialogues (default: the data folder's file for the domain). */
+  fewShotDisplaysPath?: string;
+  /** `tau1-*` `human` user: where its lines are shown and typed. */
+  humanUser?: HumanIo;
 }
 
 /** What {@link runEvaluation} returns: the run's outcome and its metrics. */
@@ -177,6 +188,9 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
 export function runConfigFor(options: EvaluationOptions, dataDir: string): RunConfig {
   const judge = options.judge === undefined ? DEFAULT_LLM : options.judge;
   const timeoutMs = options.timeoutMs ?? null;
+  // The original τ-bench domains have upstream τ-bench's defaults (its run.py): tool-calling agent,
+  // llm user on gpt-4o with no temperature given, 30 steps, seed 10.
+  const tau1 = isTau1DomainName(options.domain);
   // 0 would end every simulation at its first step as a timeout (scored 0); null is no limit.
   if (timeoutMs !== null && !(timeoutMs > 0))
     throw new UsageError(`timeoutMs must be a positive number of milliseconds (or null), got ${timeoutMs}`);
@@ -187,23 +201,23 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     taskIds: options.taskIds,
     numTasks: options.numTasks === undefined ? undefined : integer("numTasks", options.numTasks, 1, 1),
     numTrials: integer("numTrials", options.numTrials, 1, 1),
-    seed: integer("seed", options.seed, 300, Number.MIN_SAFE_INTEGER),
-    maxSteps: integer("maxSteps", options.maxSteps, 200, 1),
+    seed: integer("seed", options.seed, tau1 ? TAU1_DEFAULTS.seed : 300, Number.MIN_SAFE_INTEGER),
+    maxSteps: integer("maxSteps", options.maxSteps, tau1 ? TAU1_DEFAULTS.maxSteps : 200, 1),
     maxErrors: integer("maxErrors", options.maxErrors, 10, 1),
     maxConcurrency: integer("maxConcurrency", options.maxConcurrency, 3, 1),
     maxRetries: integer("maxRetries", options.maxRetries, 3, 0),
     retryDelayMs: nonNegative("retryDelayMs", options.retryDelayMs, 1000),
     timeoutMs,
     ...(options.cwd ? { cwd: options.cwd } : {}),
-    agent: options.agent ?? "llm_agent",
-    user: options.user ?? "user_simulator",
+    agent: options.agent ?? (tau1 ? TAU1_DEFAULTS.agent : "llm_agent"),
+    user: options.user ?? (tau1 ? TAU1_DEFAULTS.user : "user_simulator"),
     agentOptions: options.agentOptions,
     userOptions: options.userOptions,
     agentLlm: options.agentLlm ?? DEFAULT_LLM,
-    userLlm: options.userLlm ?? DEFAULT_LLM,
+    userLlm: options.userLlm ?? (tau1 ? TAU1_DEFAULTS.userLlm : DEFAULT_LLM),
     judgeLlm: judge === null || judge.trim() === "none" ? null : judge,
     agentLlmArgs: options.agentLlmArgs ?? defaultLlmArgs(),
-    userLlmArgs: options.userLlmArgs ?? defaultLlmArgs(),
+    userLlmArgs: options.userLlmArgs ?? (tau1 ? {} : defaultLlmArgs()),
     judgeLlmArgs: options.judgeLlmArgs ?? defaultLlmArgs(),
     solo: options.solo,
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
@@ -212,6 +226,7 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     resultsPath: "",
     writeResultsJson: options.writeResultsJson,
     ...(options.allowChanged ? { allowChanged: true } : {}),
+    ...(options.fewShotDisplaysPath ? { fewShotDisplaysPath: options.fewShotDisplaysPath } : {}),
   };
 }
 
@@ -243,7 +258,9 @@ function withResultsPath(plan: RunPlan, options: EvaluationOptions): RunPlan {
  * it will record and where its results go (`plan.config.resultsPath`).
  */
 export async function planEvaluation(options: EvaluationOptions): Promise<RunPlan> {
-  const dataDir = resolveDataDir(options.dataDir);
+  const dataDir = isTau1DomainName(options.domain)
+    ? resolveTau1DataDir(options.dataDir)
+    : resolveDataDir(options.dataDir);
   const plan = await planRun(runConfigFor(options, dataDir), {
     log: (message) => safeListener(options.onEvent)({ type: "note", message }),
     retrievalServices:
@@ -272,6 +289,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
             ),
         }
       : {}),
+    ...(options.humanUser ? { humanUser: options.humanUser } : {}),
   };
   const outcome = await executePlan(plan, deps);
   return { ...outcome, metrics: computeMetrics(outcome.simulations, { numTrials: outcome.info.num_trials }) };

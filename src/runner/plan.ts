@@ -14,6 +14,7 @@ import { sourceGitCommit, taubenchStamp } from "../core/results-file.ts";
 import type { Task } from "../core/task.ts";
 import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
 import { configureDomain, loadDomain } from "../domains/registry.ts";
+import { isTau1Domain, isTau1DomainName } from "../domains/tau1/index.ts";
 import type { Domain } from "../domains/types.ts";
 import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
@@ -27,6 +28,7 @@ import { tasksNeedJudge } from "./regrade.ts";
 import { dataFileHashes } from "./sent-hashes.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
+import { tau1AgentStrategy, tau1Definitions, tau1Stamp, tau1UserStrategy } from "./tau1-run.ts";
 
 /** Upstream's default agent, user and judge model, with our provider prefix. */
 export const DEFAULT_LLM = "openai/gpt-4.1-2025-04-14";
@@ -109,6 +111,8 @@ export interface RunConfig {
   retrievalConfig?: string | null | undefined;
   /** `--retrieval-config-kwargs` (`top_k`, `grep_top_k`, `case_sensitive`, `reranker_min_score`). */
   retrievalConfigKwargs?: Record<string, unknown> | null | undefined;
+  /** Original τ-bench `few-shot` agent: the displays file (default: the data folder's for the domain). */
+  fewShotDisplaysPath?: string | undefined;
 }
 
 /** What planning needs besides the config (none of it is serializable, so it is passed apart). */
@@ -179,7 +183,8 @@ function promptHashes(
   soloMode: boolean,
 ): Record<string, string | null> {
   let guidelines: string | null = null;
-  if (userUsesLlm) {
+  // The original τ-bench's users have no guideline files (info.taubench.tau1 records their texts).
+  if (userUsesLlm && !isTau1Domain(domain)) {
     const texts = guidelineFiles(domain, tasks, soloMode).map((file) => readGuidelinesText(dataDir, file));
     guidelines = texts.includes(null) ? null : texts.join("\n");
   }
@@ -362,6 +367,30 @@ function participantStamp(
   };
 }
 
+/**
+ * The participants of an original τ-bench run: its strategies by name (no modules, definitions
+ * or options: upstream's agents and users are what is measured there).
+ */
+function tau1Participants(config: RunConfig): {
+  agent: ResolvedParticipant<AgentDefinition>;
+  user: ResolvedParticipant<UserDefinition>;
+} {
+  if (typeof config.agent !== "string" || typeof config.user !== "string" || isModulePath(config.agent))
+    throw new UsageError(
+      `Domain '${config.domain}' runs the original τ-bench's agent and user strategies by name (--agent tool-calling|act|react|few-shot, --user llm|react|verify|reflection|human)`,
+    );
+  if (hasKeys(config.agentOptions ?? {}) || hasKeys(config.userOptions ?? {}))
+    throw new UsageError(`Domain '${config.domain}' takes no --agent-options or --user-options`);
+  const { agent, user } = tau1Definitions(config.agent, config.user);
+  const resolved = <D>(definition: D): ResolvedParticipant<D> => ({
+    definition,
+    source: { kind: "registry" },
+    rawOptions: {},
+    options: {},
+  });
+  return { agent: resolved(agent), user: resolved(user) };
+}
+
 /** Checks that the agent, the user and the domain fit together (solo mode needs all three to agree). */
 function checkPairing(domain: Domain, agent: AgentDefinition, user: UserDefinition, soloMode: boolean): void {
   if (soloMode && !domain.supportsSolo)
@@ -384,8 +413,12 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
   if (config.timeoutMs !== null && !(config.timeoutMs > 0))
     throw new UsageError(`--timeout must be a positive number of seconds, got ${config.timeoutMs / 1000}`);
   const cwd = config.cwd ?? process.cwd();
-  const agentParticipant = await resolveParticipant("agent", config.agent, AGENTS, config.agentOptions, cwd);
-  const userParticipant = await resolveParticipant("user", config.user, USERS, config.userOptions, cwd);
+  // The original τ-bench domains run their own agent and user strategies (runner/tau1-run.ts).
+  const tau1 = isTau1DomainName(config.domain) ? tau1Participants(config) : null;
+  const agentParticipant =
+    tau1?.agent ?? (await resolveParticipant("agent", config.agent, AGENTS, config.agentOptions, cwd));
+  const userParticipant =
+    tau1?.user ?? (await resolveParticipant("user", config.user, USERS, config.userOptions, cwd));
   const agent = agentParticipant.definition;
   const user = userParticipant.definition;
   const serviceEvents = new LlmEventRelay();
@@ -444,6 +477,16 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
       data_hashes: dataFileHashes(config.dataDir, domain.dataFolder),
       ...participantStamp("agent", agentParticipant),
       ...participantStamp("user", userParticipant),
+      ...(isTau1Domain(domain)
+        ? {
+            tau1: tau1Stamp(
+              domain,
+              tau1AgentStrategy(agent.name),
+              tau1UserStrategy(user.name),
+              agent.name === "few-shot" ? (config.fewShotDisplaysPath ?? domain.tau1.fewShotPath()) : null,
+            ),
+          }
+        : {}),
     }),
   });
   return {

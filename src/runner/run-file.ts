@@ -5,13 +5,18 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { UsageError } from "../core/errors.ts";
+import { DataDirError, UsageError } from "../core/errors.ts";
 import type { Info } from "../core/results.ts";
 import { readResultsFile } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
+import type { Tau1ResultEntry } from "../core/tau1-results.ts";
+import { loadDomain } from "../domains/registry.ts";
+import { resolveTau1DataDir } from "../domains/tau1/data-dir.ts";
+import { isTau1Domain, isTau1DomainName, type Tau1Domain } from "../domains/tau1/index.ts";
 import { loadCheckpointState, readSimulationsAt } from "./checkpoint-state.ts";
 import { checkpointInfo } from "./export.ts";
+import { isTau1ResultsFile, readTau1ResultsFile } from "./tau1-results.ts";
 
 /** A run as read from disk. */
 export interface LoadedRun {
@@ -24,6 +29,16 @@ export interface LoadedRun {
   simulations: SimulationRun[];
   /** Full simulations by index into {@link simulations} (reads the checkpoint again when needed). */
   full(indices: readonly number[]): Promise<SimulationRun[]>;
+  /** For a τ-bench results file: its entries as read (index = simulation index), to write them back. */
+  tau1Entries?: Tau1ResultEntry[];
+}
+
+/** How to read a τ-bench results file, which does not name its environment. */
+export interface LoadRunOptions {
+  /** `tau1-retail` or `tau1-airline` (required for a τ-bench results file). */
+  domain?: string | undefined;
+  /** The τ-bench data folder (for tasks the file lacks, and the policy); optional. */
+  tau1DataDir?: string | undefined;
 }
 
 /** Resolves what the user named to a file; in a run folder the checkpoint wins over its exported JSON (it is newer). */
@@ -46,9 +61,47 @@ export function resolveRunPath(target: string, cwd = process.cwd()): string {
   return found;
 }
 
+/** Reads τ-bench's own results file as a run (the `--domain` names its environment). */
+function loadTau1Results(path: string, options: LoadRunOptions): LoadedRun {
+  const domainName = options.domain;
+  if (!domainName || !isTau1DomainName(domainName))
+    throw new UsageError(
+      `${path} is a τ-bench results file (a JSON list), which does not say its environment: pass --domain tau1-retail or --domain tau1-airline`,
+    );
+  let domain: Tau1Domain | null = null;
+  try {
+    const loaded = loadDomain(domainName, resolveTau1DataDir(options.tau1DataDir));
+    if (isTau1Domain(loaded)) domain = loaded;
+  } catch (error) {
+    // Without the data folder the file's own tasks and system prompt are enough to read it.
+    if (!(error instanceof DataDirError)) throw error;
+  }
+  const results = readTau1ResultsFile(path, domainName, domain);
+  return { ...resultsRun(path, results), tau1Entries: results.entries };
+}
+
+/** A run read whole from a results file. */
+function resultsRun(path: string, results: Pick<LoadedRun, "info" | "tasks" | "simulations">): LoadedRun {
+  return {
+    path,
+    kind: "results",
+    info: results.info,
+    tasks: results.tasks,
+    simulations: results.simulations,
+    async full(indices) {
+      return indices.map((index) => results.simulations[index]!).filter((s) => s !== undefined);
+    },
+  };
+}
+
 /** Opens a run (see {@link resolveRunPath}). */
-export async function loadRun(target: string, cwd = process.cwd()): Promise<LoadedRun> {
+export async function loadRun(
+  target: string,
+  cwd = process.cwd(),
+  options: LoadRunOptions = {},
+): Promise<LoadedRun> {
   const path = resolveRunPath(target, cwd);
+  if (!path.endsWith(".jsonl") && isTau1ResultsFile(path)) return loadTau1Results(path, options);
   if (path.endsWith(".jsonl")) {
     const state = await loadCheckpointState(path);
     const info = checkpointInfo(state, path);
@@ -65,15 +118,5 @@ export async function loadRun(target: string, cwd = process.cwd()): Promise<Load
       },
     };
   }
-  const results = readResultsFile(path);
-  return {
-    path,
-    kind: "results",
-    info: results.info,
-    tasks: results.tasks,
-    simulations: results.simulations,
-    async full(indices) {
-      return indices.map((index) => results.simulations[index]!).filter((s) => s !== undefined);
-    },
-  };
+  return resultsRun(path, readResultsFile(path));
 }

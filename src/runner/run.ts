@@ -26,6 +26,9 @@ import { clientEndpoints, createRunClients, type LlmFactory, type SimulationClie
 import { describeRun, openResumeState, runRecordChanged } from "./resume.ts";
 import { RunLock } from "./run-lock.ts";
 import { SimulationRunner } from "./simulation-runner.ts";
+import { exportTau1Results } from "./tau1-results.ts";
+import type { HumanIo } from "../users/tau1-users.ts";
+import { isTau1Domain } from "../domains/tau1/index.ts";
 import { UsageSession } from "./usage-session.ts";
 
 export {
@@ -55,6 +58,8 @@ export interface RunDependencies extends LlmFactory {
    * anything is written or run (checks that should stop a run early go here).
    */
   beforeFirstSimulation?(plan: RunPlan, clients: SimulationClients): Promise<void> | void;
+  /** The terminal of the original τ-bench `human` user strategy. */
+  humanUser?: HumanIo;
 }
 
 /** How a run ended. */
@@ -158,7 +163,12 @@ async function executeLockedPlan(plan: RunPlan, deps: RunDependencies, lock: Run
   const writer = await CheckpointWriter.open(checkpointPath);
   try {
     if (runRecordChanged(resume.previous, record) || endpointsChanged) await writer.append(record);
-    const runner = new SimulationRunner(plan, clients, onLlmEvent);
+    const runner = new SimulationRunner(
+      plan,
+      clients,
+      onLlmEvent,
+      deps.humanUser ? { humanUser: deps.humanUser } : {},
+    );
     session.startSaving(writer, deps.usageSaveIntervalMs ?? 30_000);
     emit({
       type: "run_started",
@@ -210,7 +220,10 @@ async function executeLockedPlan(plan: RunPlan, deps: RunDependencies, lock: Run
       : info;
     if (config.writeResultsJson ?? true)
       await fileOperation(config.resultsPath, "write", () =>
-        exportResults(checkpointPath, config.resultsPath),
+        // The original τ-bench domains export τ-bench's own results format (a list of EnvRunResult).
+        isTau1Domain(plan.domain)
+          ? exportTau1Results(checkpointPath, config.resultsPath, plan.domain)
+          : exportResults(checkpointPath, config.resultsPath),
       );
     return {
       resultsPath: config.resultsPath,

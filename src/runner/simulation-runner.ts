@@ -9,41 +9,75 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { SimulationRun } from "../core/simulation.ts";
+import { isTau1Domain } from "../domains/tau1/index.ts";
 import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmEventListener } from "../llm/events.ts";
+import type { HumanIo } from "../users/tau1-users.ts";
 import { runEpisode } from "../orchestrator/episode.ts";
 import type { WorkUnit } from "./batch.ts";
 import { checkedAgent, checkedUser } from "./checked-participants.ts";
 import { type RunPlan, userToolsFor } from "./plan.ts";
 import type { SimulationClients } from "./run-clients.ts";
+import { createTau1UnitRunner, tau1AgentStrategy, tau1UserStrategy } from "./tau1-run.ts";
 
 /** What {@link SimulationRunner.run} needs of a unit (a {@link WorkUnit} fits). */
 export type UnitSpec = Pick<WorkUnit, "trial" | "task" | "seed">;
 
+/** What some runs need besides the plan and the clients (none of it serializable). */
+export interface SimulationRunnerOptions {
+  /** The terminal of the original τ-bench `human` user strategy. */
+  humanUser?: HumanIo | undefined;
+}
+
 /** Runs the units of one plan; cheap to call concurrently (each call has its own episode). */
 export class SimulationRunner {
-  private readonly template: Environment;
-  private readonly agentTools: ToolSchema[];
+  private readonly template: Environment | null = null;
+  private readonly agentTools: ToolSchema[] = [];
   private readonly guidelinesDir: string;
+  /** The original τ-bench domains run their own episode loop and participants. */
+  private readonly tau1: ((unit: UnitSpec, signal: AbortSignal) => Promise<SimulationRun>) | null = null;
 
   /** `onLlmEvent` is the run's accounting, for participants that build model clients of their own. */
   constructor(
     readonly plan: RunPlan,
     private readonly clients: SimulationClients,
     private readonly onLlmEvent?: LlmEventListener,
+    options: SimulationRunnerOptions = {},
   ) {
+    this.guidelinesDir = join(plan.config.dataDir, "user_simulator");
+    const { domain, config } = plan;
+    if (isTau1Domain(domain)) {
+      this.tau1 = createTau1UnitRunner({
+        domain,
+        agent: tau1AgentStrategy(plan.agent.name),
+        user: tau1UserStrategy(plan.user.name),
+        agentLlm: clients.agentLlm,
+        userLlm: clients.userLlm,
+        agentLlmArgs: config.agentLlmArgs,
+        userLlmArgs: config.userLlmArgs,
+        maxSteps: config.maxSteps,
+        timeoutMs: config.timeoutMs,
+        seed: config.seed,
+        tasks: plan.tasks,
+        trials: config.numTrials,
+        fewShotPath: config.fewShotDisplaysPath ?? null,
+        ...(options.humanUser ? { human: options.humanUser } : {}),
+      });
+      return;
+    }
     // One environment for the schemas; every episode forks its own from the domain.
-    this.template = plan.domain.makeEnvironment({ soloMode: plan.soloMode });
+    this.template = domain.makeEnvironment({ soloMode: plan.soloMode });
     this.agentTools = plan.soloMode
       ? [...this.template.getToolSchemas(), ...this.template.getUserToolSchemas()]
       : this.template.getToolSchemas();
-    this.guidelinesDir = join(plan.config.dataDir, "user_simulator");
   }
 
   /** Builds the participants for `unit`, runs the episode and grades it. */
   async run(unit: UnitSpec, signal: AbortSignal): Promise<SimulationRun> {
+    if (this.tau1) return this.tau1(unit, signal);
     const { plan, clients } = this;
+    if (!this.template) throw new Error("SimulationRunner: no environment template");
     const { config, domain } = plan;
     const userTools = userToolsFor(domain, this.template, unit.task);
     // Every attempt is a simulation of its own, with an id of its own.

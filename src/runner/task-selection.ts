@@ -11,6 +11,8 @@ export interface TaskSource {
   readonly name: string;
   tasks(): readonly Task[];
   splits(): TaskSplits | null;
+  /** Split-addressed task lists (see `Domain.tasksOf`); when present it replaces `tasks()` + `splits()`. */
+  tasksOf?(split: string | null): readonly Task[];
   /** Every split name selects all tasks (the domain's loader ignores it). */
   readonly ignoresSplitName?: boolean;
 }
@@ -47,9 +49,9 @@ export function splitOption(options: { split?: string; taskSplitName?: string })
 
 /** Applies the selection to a domain's tasks; unknown splits or ids are a {@link UsageError}. */
 export function selectTasks(source: TaskSource, selection: TaskSelection): Task[] {
-  const all = source.tasks();
+  const all = source.tasksOf ? source.tasksOf(selection.split) : source.tasks();
   let tasks: Task[] = [...all];
-  if (selection.split !== null && !source.ignoresSplitName) {
+  if (selection.split !== null && !source.ignoresSplitName && !source.tasksOf) {
     const splits = source.splits();
     // A domain without a split file has only its full task list; accept the default name for it.
     if (splits !== null) {

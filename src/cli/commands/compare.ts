@@ -6,10 +6,12 @@
  * per task that would detect `--effect` (docs/statistics.md).
  */
 import type { Command } from "commander";
+import { isTau1DomainName } from "../../domains/tau1/index.ts";
 import { describeIntervalMethod, formatLevel, type RunComparison } from "../../metrics/index.ts";
+import { tau1Metrics } from "../../metrics/tau1.ts";
 import { parseFractionOption } from "../options.ts";
 import { compareRuns } from "../../runner/compare-runs.ts";
-import { loadRun } from "../../runner/run-file.ts";
+import { type LoadRunOptions, loadRun } from "../../runner/run-file.ts";
 
 /** Options of `tau compare` (as commander passes them). */
 export interface CompareCommandOptions {
@@ -45,16 +47,17 @@ export interface Comparison {
   exitCode: number;
 }
 
-/** The comparison of two runs. */
+/** The comparison of two runs (`options` also say how to read τ-bench results files). */
 export async function compareCommand(
   targetA: string,
   targetB: string,
-  options: CompareCommandOptions = {},
+  options: CompareCommandOptions & LoadRunOptions = {},
 ): Promise<Comparison> {
   const alpha = options.alpha === undefined ? 0.05 : parseFractionOption("--alpha", options.alpha);
   const power = options.power === undefined ? 0.8 : parseFractionOption("--power", options.power);
   const effect = options.effect === undefined ? 0.05 : parseFractionOption("--effect", options.effect, true);
-  const [a, b] = [await loadRun(targetA), await loadRun(targetB)];
+  const read = { domain: options.domain, tau1DataDir: options.tau1DataDir };
+  const [a, b] = [await loadRun(targetA, process.cwd(), read), await loadRun(targetB, process.cwd(), read)];
   const lines: string[] = [];
   const domainA = a.info.environment_info.domain_name;
   const domainB = b.info.environment_info.domain_name;
@@ -74,6 +77,20 @@ export async function compareCommand(
   lines.push(
     `  pass^1  A ${fmt(metricsA.passHatK[0])}  B ${fmt(metricsB.passHatK[0])}  (${metricsA.totalTasks} / ${metricsB.totalTasks} tasks)`,
   );
+  if (isTau1DomainName(domainA)) {
+    const tau1 = (run: typeof a) =>
+      tau1Metrics(
+        run.simulations.map((s) => ({
+          taskId: s.task_id,
+          trial: s.trial ?? 0,
+          reward: s.reward_info?.reward ?? 0,
+        })),
+      );
+    const [ta, tb] = [tau1(a), tau1(b)];
+    lines.push(
+      `  τ-bench's pass^k (its formula, errors as 0): A ${ta.passHatK.map((v) => v.toFixed(3)).join(" / ")}  B ${tb.passHatK.map((v) => v.toFixed(3)).join(" / ")}`,
+    );
+  }
   if (comparison.meanDifference === null) {
     lines.push("  No task was evaluated in both runs, so they cannot be compared.");
     return { text: lines.join("\n"), exitCode: 1 };
@@ -118,7 +135,12 @@ export function registerCompareCommand(program: Command): void {
     .option("--alpha <p>", "two-sided significance level", "0.05")
     .option("--power <p>", "power for the minimum detectable difference", "0.8")
     .option("--effect <d>", "difference in pass^1 to size trials for", "0.05")
-    .action(async (a: string, b: string, options: CompareCommandOptions) => {
+    .option("--domain <name>", "for τ-bench results files (JSON lists): tau1-retail or tau1-airline")
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder (default: TAU1_DATA_DIR or the pulled cache)",
+    )
+    .action(async (a: string, b: string, options: CompareCommandOptions & LoadRunOptions) => {
       const comparison = await compareCommand(a, b, options);
       console.log(comparison.text);
       process.exitCode = comparison.exitCode;

@@ -6,9 +6,11 @@
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { nowIso } from "../../core/messages.ts";
-import { writeResultsFile } from "../../core/results-file.ts";
-import { resolveDataDir } from "../../domains/data-dir.ts";
+import { writeAtomically, writeResultsFile } from "../../core/results-file.ts";
+import { serializeTau1Results } from "../../core/tau1-results.ts";
+import { resolveDomainDataDir } from "../../domains/domain-data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
+import { isTau1Domain } from "../../domains/tau1/index.ts";
 import { createLlmJudge } from "../../evaluation/nl-assertions.ts";
 import { createLlmClient } from "../../llm/index.ts";
 import { localBaseUrl } from "../../llm/local-base-url.ts";
@@ -16,6 +18,12 @@ import { DEFAULT_LLM, defaultLlmArgs, parseJsonObjectOption, parseModelOption } 
 import { loadRun } from "../../runner/run-file.ts";
 import { isSoloRun, regradeSimulations, tasksNeedJudge } from "../../runner/regrade.ts";
 import { renderSummary } from "../summary.ts";
+import {
+  regradedTau1Entry,
+  tau1Entries,
+  tau1ExportContext,
+  tau1MetricsLines,
+} from "../../runner/tau1-results.ts";
 import { explainMissingKey, judgeRole } from "../missing-key.ts";
 
 /** Options of `tau evaluate-trajs`. */
@@ -26,6 +34,9 @@ export interface EvaluateTrajsOptions {
   llmBaseUrl?: string;
   llmCache?: string;
   dataDir?: string;
+  tau1DataDir?: string;
+  /** For τ-bench results files (JSON lists): their environment. */
+  domain?: string;
   outputDir?: string;
 }
 
@@ -49,15 +60,18 @@ export async function evaluateTrajsCommand(
   options: EvaluateTrajsOptions,
   write: (text: string) => void,
 ): Promise<string[]> {
-  const dataDir = resolveDataDir(options.dataDir);
   const judgeModel = options.judge.trim() === "none" ? null : parseModelOption("--judge", options.judge);
   const judgeArgs = options.judgeLlmArgs
     ? parseJsonObjectOption("--judge-llm-args", options.judgeLlmArgs)
     : defaultLlmArgs();
   const written: string[] = [];
   for (const target of targets) {
-    const run = await loadRun(target);
-    const domain = loadDomain(run.info.environment_info.domain_name, dataDir);
+    const run = await loadRun(target, process.cwd(), {
+      domain: options.domain,
+      tau1DataDir: options.tau1DataDir,
+    });
+    const domainName = run.info.environment_info.domain_name;
+    const domain = loadDomain(domainName, resolveDomainDataDir(domainName, options));
     const tasks = new Map(run.tasks.map((task) => [task.id, task]));
     if (options.freshTasks)
       for (const task of domain.tasks()) if (tasks.has(task.id)) tasks.set(task.id, task);
@@ -90,18 +104,29 @@ export async function evaluateTrajsCommand(
     write(
       `${renderSummary({ info: run.info, tasks: [...tasks.values()], simulations: outcome.simulations })}\n`,
     );
+    if (isTau1Domain(domain)) write(`${tau1MetricsLines(outcome.simulations).join("\n")}\n`);
     const name = basename(run.path).replace(/\.jsonl?$/, "");
     const output = join(
       options.outputDir ? resolve(options.outputDir) : dirname(run.path),
       `updated_${name}.json`,
     );
-    writeResultsFile(output, {
-      timestamp: nowIso(),
-      info: run.info,
-      tasks: [...tasks.values()],
-      simulations: outcome.simulations,
-      simulation_index: null,
-    });
+    if (isTau1Domain(domain)) {
+      // τ-bench's results format back: a τ-bench file keeps its entries (trajectories as they were),
+      // with the new reward and reward_info; our run is written as `tau run` writes it.
+      const entries = run.tau1Entries
+        ? run.tau1Entries.map((entry, index) =>
+            regradedTau1Entry(entry, tasks.get(String(entry.task_id))!, outcome.simulations[index]!),
+          )
+        : tau1Entries([...tasks.values()], outcome.simulations, tau1ExportContext(run.info, domain));
+      writeAtomically(output, serializeTau1Results(entries));
+    } else
+      writeResultsFile(output, {
+        timestamp: nowIso(),
+        info: run.info,
+        tasks: [...tasks.values()],
+        simulations: outcome.simulations,
+        simulation_index: null,
+      });
     write(`Wrote ${output}\n`);
     written.push(output);
   }
@@ -127,6 +152,11 @@ export function registerEvaluateTrajsCommand(program: Command): void {
     .option("--llm-base-url <url>", "endpoint override for the judge model")
     .option("--llm-cache <dir>", "SQLite response cache folder")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder (default: TAU1_DATA_DIR or the pulled cache)",
+    )
+    .option("--domain <name>", "for τ-bench results files (JSON lists): tau1-retail or tau1-airline")
     .option("--output-dir <dir>", "where to write updated_<name>.json (default: beside each input)")
     .action(async (targets: string[], options: EvaluateTrajsOptions) => {
       await evaluateTrajsCommand(targets, options, (text) => process.stdout.write(text));

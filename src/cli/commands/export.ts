@@ -2,7 +2,10 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "../../core/errors.ts";
+import { isTau1DomainName } from "../../domains/tau1/index.ts";
+import { loadCheckpointState } from "../../runner/checkpoint-state.ts";
 import { exportResults } from "../../runner/export.ts";
+import { exportTau1Results } from "../../runner/tau1-results.ts";
 import { resolveRunPath } from "../../runner/run-file.ts";
 
 /** Exports a checkpoint; returns the path written. */
@@ -13,7 +16,11 @@ export async function exportCommand(target: string, options: { output?: string }
       `${checkpoint} is already a results file; export reads a run's results.jsonl checkpoint`,
     );
   const output = options.output ? resolve(options.output) : checkpoint.slice(0, -1);
-  const exported = await exportResults(checkpoint, output);
+  // A run on the original τ-bench domains exports τ-bench's own results format.
+  const state = await loadCheckpointState(checkpoint);
+  const exported = isTau1DomainName(state.run?.fingerprint.domain ?? "")
+    ? await exportTau1Results(checkpoint, output)
+    : await exportResults(checkpoint, output);
   console.error(`Exported ${exported.simulations} simulation(s) of ${exported.tasks} task(s) → ${output}`);
   return output;
 }

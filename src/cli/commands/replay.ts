@@ -7,14 +7,17 @@ import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { pyDumps } from "../../core/py-json.ts";
-import { resolveDataDir } from "../../domains/data-dir.ts";
+import { resolveDomainDataDir } from "../../domains/domain-data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
+import { isTau1Domain } from "../../domains/tau1/index.ts";
 import { replayRecord } from "../../evaluation/replay-record.ts";
+import { tau1ReplayRecord } from "../../evaluation/tau1.ts";
 import { parseTaskIds, selectTasks, splitOption } from "../../runner/task-selection.ts";
 
 interface ReplayOptions {
   domain: string;
   dataDir?: string;
+  tau1DataDir?: string;
   split?: string;
   taskSplitName?: string;
   taskIds?: string[];
@@ -30,11 +33,15 @@ export function registerReplayCommand(program: Command): void {
     .requiredOption("--domain <name>", "domain name")
     .requiredOption("--output <file>", "JSON Lines file to write ('-' for stdout)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
-    .option("--split <name>", "only tasks of this split (default: every task in the file)")
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder, for tau1-* domains (default: TAU1_DATA_DIR or the pulled cache)",
+    )
+    .option("--split <name>", "only tasks of this split (default: every task in the file; tau1-*: test)")
     .option("--task-split-name <name>", "same as --split")
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .action((options: ReplayOptions) => {
-      const domain = loadDomain(options.domain, resolveDataDir(options.dataDir));
+      const domain = loadDomain(options.domain, resolveDomainDataDir(options.domain, options));
       for (const line of domain.notices?.() ?? []) console.error(`note: ${line}`);
       const tasks = selectTasks(domain, {
         split: splitOption(options) ?? null,
@@ -50,7 +57,7 @@ export function registerReplayCommand(program: Command): void {
       let failedSteps = 0;
       try {
         for (const task of tasks) {
-          const record = replayRecord(domain, task);
+          const record = isTau1Domain(domain) ? tau1ReplayRecord(domain, task) : replayRecord(domain, task);
           failedSteps += record.steps.filter((step) => step.error).length;
           // The golden sample (upstream's own replay) is written with ensure_ascii=False: emoji and
           // superscripts in telecom's status bar stay raw UTF-8, so the lines compare byte for byte.

@@ -6,8 +6,11 @@
  * file without a checkpoint (for example one upstream's `tau2 run` wrote)
  * continues that run once its settings are checked; the original is backed up.
  */
-import { basename, isAbsolute, relative } from "node:path";
+import { basename, isAbsolute, relative, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import type { Command } from "commander";
+import { UsageError } from "../../core/errors.ts";
+import { isTau1DomainName } from "../../domains/tau1/index.ts";
 import { loadPriceTable } from "../../llm/index.ts";
 import {
   type EvaluationOptions,
@@ -17,6 +20,9 @@ import {
 } from "../../runner/evaluate.ts";
 import type { ModelUse } from "../../runner/run-clients.ts";
 import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
+import { tau1MetricsLines } from "../../runner/tau1-results.ts";
+import { TAU1_DEFAULTS } from "../../runner/tau1-run.ts";
+import type { HumanIo } from "../../users/tau1-users.ts";
 import { urlAgentFromFlags } from "../agent-flags.ts";
 import { runExitCode } from "../exit-codes.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
@@ -41,23 +47,26 @@ export interface RunCommandOptions {
   taskIds?: string[];
   numTasks?: string;
   numTrials: string;
-  seed: string;
-  maxSteps: string;
+  /** Default 300 (tau1-*: 10, upstream τ-bench's), applied by the library. */
+  seed?: string;
+  maxSteps?: string;
   maxErrors: string;
   maxConcurrency: string;
   maxRetries: string;
   retryDelay: string;
   timeout?: string;
   saveTo?: string;
-  agent: string;
+  agent?: string;
   agentUrl?: string;
   agentA2a?: string;
   agentTimeout?: string;
-  user: string;
+  user?: string;
+  /** The original τ-bench's name for `--user` on its domains. */
+  userStrategy?: string;
   agentOptions?: string;
   userOptions?: string;
   agentLlm: string;
-  userLlm: string;
+  userLlm?: string;
   judgeLlm: string;
   judge?: string;
   agentLlmArgs?: string;
@@ -69,6 +78,8 @@ export interface RunCommandOptions {
   priceTable?: string;
   solo?: boolean;
   dataDir?: string;
+  tau1DataDir?: string;
+  fewShotDisplaysPath?: string;
   enforceCommunicationProtocol?: boolean;
   progressInterval: string;
   retrievalConfig?: string;
@@ -92,6 +103,22 @@ export interface RunCommandIo {
   /** Started as `node bin/tau.js`: the script path as the user typed it, so the resume command starts the same way. */
   script?: string;
   cwd?: string;
+  /** The terminal of the original τ-bench `human` user (default: stdin/stdout). */
+  human?: HumanIo;
+}
+
+/** The `human` user's terminal: the text on stdout, the typed line from stdin (upstream's `input()`). */
+function terminalHuman(): HumanIo {
+  let lines: AsyncIterator<string> | null = null;
+  return {
+    async ask(prompt) {
+      process.stdout.write(prompt);
+      lines ??= createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+      const next = await lines.next();
+      if (next.done) throw new UsageError("the human user's input ended");
+      return next.value;
+    },
+  };
 }
 
 /**
@@ -135,17 +162,37 @@ export function evaluationOptionsFromFlags(
   const agentLlmArgs = jsonArgs("--agent-llm-args", options.agentLlmArgs);
   const userLlmArgs = jsonArgs("--user-llm-args", options.userLlmArgs);
   const judgeLlmArgs = jsonArgs("--judge-llm-args", options.judgeLlmArgs);
+  // The original τ-bench domains read their own data folder; the library applies their defaults.
+  const tau1 = isTau1DomainName(options.domain);
+  const dataDir = tau1 ? options.tau1DataDir : options.dataDir;
+  if (
+    options.userStrategy !== undefined &&
+    options.user !== undefined &&
+    options.userStrategy !== options.user
+  )
+    throw new UsageError("--user and --user-strategy name the same thing; pass one of them");
+  const user = options.userStrategy ?? options.user;
+  const optional = <K extends string, V>(key: K, value: V | undefined) =>
+    (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
   return {
     domain: options.domain,
-    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    ...optional("dataDir", dataDir),
     split: splitOption(options) ?? "base",
     ...(options.taskIds !== undefined ? { taskIds: parseTaskIds(options.taskIds) } : {}),
     ...(options.numTasks !== undefined
       ? { numTasks: parseIntegerOption("--num-tasks", options.numTasks, 1) }
       : {}),
     numTrials: parseIntegerOption("--num-trials", options.numTrials, 1),
-    seed: parseIntegerOption("--seed", options.seed, Number.MIN_SAFE_INTEGER),
-    maxSteps: parseIntegerOption("--max-steps", options.maxSteps, 1),
+    ...optional(
+      "seed",
+      options.seed === undefined
+        ? undefined
+        : parseIntegerOption("--seed", options.seed, Number.MIN_SAFE_INTEGER),
+    ),
+    ...optional(
+      "maxSteps",
+      options.maxSteps === undefined ? undefined : parseIntegerOption("--max-steps", options.maxSteps, 1),
+    ),
     maxErrors: parseIntegerOption("--max-errors", options.maxErrors, 1),
     maxConcurrency: parseIntegerOption("--max-concurrency", options.maxConcurrency, 1),
     maxRetries: parseIntegerOption("--max-retries", options.maxRetries, 0),
@@ -159,8 +206,8 @@ export function evaluationOptionsFromFlags(
     ...(options.allowChanged ? { allowChanged: true } : {}),
     preflight: options.preflight !== false,
     ...(io.cwd ? { cwd: io.cwd } : {}),
-    agent: urlAgent ?? options.agent,
-    user: options.user,
+    ...optional("agent", urlAgent ?? options.agent),
+    ...optional("user", user),
     ...(options.agentOptions !== undefined
       ? { agentOptions: parseJsonObjectOption("--agent-options", options.agentOptions) }
       : {}),
@@ -168,7 +215,10 @@ export function evaluationOptionsFromFlags(
       ? { userOptions: parseJsonObjectOption("--user-options", options.userOptions) }
       : {}),
     agentLlm: parseModelOption("--agent-llm", options.agentLlm),
-    userLlm: parseModelOption("--user-llm", options.userLlm),
+    ...optional(
+      "userLlm",
+      options.userLlm === undefined ? undefined : parseModelOption("--user-llm", options.userLlm),
+    ),
     judge: judgeText.trim() === "none" ? null : parseModelOption("--judge", judgeText),
     ...(agentLlmArgs ? { agentLlmArgs: agentLlmArgs.value } : {}),
     ...(userLlmArgs ? { userLlmArgs: userLlmArgs.value } : {}),
@@ -179,6 +229,10 @@ export function evaluationOptionsFromFlags(
     retrievalConfigKwargs: options.retrievalConfigKwargs
       ? parseJsonObjectOption("--retrieval-config-kwargs", options.retrievalConfigKwargs)
       : null,
+    ...optional(
+      "fewShotDisplaysPath",
+      options.fewShotDisplaysPath === undefined ? undefined : resolve(options.fewShotDisplaysPath),
+    ),
     llm,
     resumeCommand: (resultsPath) =>
       resumeCommandFor(io.argv, resultsPath, {
@@ -224,8 +278,13 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
       else showProgress(event);
     },
     ...(io.signal ? { signal: io.signal } : {}),
+    ...(isTau1DomainName(evaluation.domain) && evaluation.user === "human"
+      ? { humanUser: io.human ?? terminalHuman() }
+      : {}),
   });
   io.stdout(renderSummary({ info: result.info, tasks: result.tasks, simulations: result.simulations }));
+  if (isTau1DomainName(evaluation.domain))
+    for (const line of tau1MetricsLines(result.simulations)) io.stdout(line);
   io.stdout("");
   io.stdout(`Results: ${result.resultsPath}`);
   io.stdout(`Checkpoint: ${result.checkpointPath}`);
@@ -259,8 +318,14 @@ export function registerRunCommand(program: Command): void {
     .option("--task-ids <ids...>", "only these task ids (comma or space separated)")
     .option("--num-tasks <n>", "only the first N tasks (after the split and --task-ids)")
     .option("--num-trials <n>", "trials per task", "1")
-    .option("--seed <n>", "run seed (trial seeds are drawn from it as upstream does)", "300")
-    .option("--max-steps <n>", "steps before a simulation stops (every hop counts)", "200")
+    .option(
+      "--seed <n>",
+      "run seed (trial seeds are drawn from it as upstream does; default 300, tau1-*: 10)",
+    )
+    .option(
+      "--max-steps <n>",
+      "steps before a simulation stops (default 200, every hop counts; tau1-*: 30 agent model calls)",
+    )
     .option("--max-errors <n>", "failed tool calls before a simulation stops (cumulative)", "10")
     .option("--max-concurrency <n>", "simulations in flight at once", "3")
     .option(
@@ -276,14 +341,13 @@ export function registerRunCommand(program: Command): void {
     )
     .option(
       "--agent <name|file>",
-      "agent: a built-in name, or a module whose default export is an agent definition (./my-agent.ts, .js, .mjs)",
-      "llm_agent",
+      "agent: a built-in name (default llm_agent; tau1-*: tool-calling, act, react or few-shot, default tool-calling), or a module whose default export is an agent definition (./my-agent.ts, .js, .mjs)",
     )
     .option(
       "--user <name|file>",
-      "user: a built-in name, or a module exporting a user definition",
-      "user_simulator",
+      "user: a built-in name (default user_simulator; tau1-*: llm, react, verify, reflection or human, default llm), or a module exporting a user definition",
     )
+    .option("--user-strategy <name>", "tau1-*: the user strategy (the same as --user)")
     .option(
       "--agent-url <base-url>",
       "an agent service speaking OpenAI Chat Completions (docs/agent-protocol.md)",
@@ -293,11 +357,17 @@ export function registerRunCommand(program: Command): void {
     .option("--agent-options <json>", "options given to the agent's definition (a JSON object)")
     .option("--user-options <json>", "options given to the user's definition (a JSON object)")
     .option("--agent-llm <provider/model>", "agent model", DEFAULT_LLM)
-    .option("--user-llm <provider/model>", "user simulator model", DEFAULT_LLM)
+    .option(
+      "--user-llm <provider/model>",
+      `user simulator model (default ${DEFAULT_LLM}; tau1-*: ${TAU1_DEFAULTS.userLlm})`,
+    )
     .option("--judge-llm <provider/model>", "NL-assertion judge model", DEFAULT_LLM)
     .option("--judge <provider/model|none>", "NL-assertion judge; 'none' leaves NL assertions unevaluated")
     .option("--agent-llm-args <json>", 'agent model arguments; replaces the default {"temperature": 0.0}')
-    .option("--user-llm-args <json>", 'user model arguments; replaces the default {"temperature": 0.0}')
+    .option(
+      "--user-llm-args <json>",
+      'user model arguments; replaces the default {"temperature": 0.0} (tau1-*: {}, the provider\'s default)',
+    )
     .option("--judge-llm-args <json>", 'judge model arguments; replaces the default {"temperature": 0.0}')
     .option(
       "--llm-base-url <url>",
@@ -315,6 +385,14 @@ export function registerRunCommand(program: Command): void {
     .option(
       "--allow-changed",
       "resume although the data files, policy, agent instructions or tasks changed since the run started (recorded in the results)",
+    )
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder, for tau1-* domains (default: TAU1_DATA_DIR or the pulled cache)",
+    )
+    .option(
+      "--few-shot-displays-path <file>",
+      "tau1-* few-shot agent: the example dialogues (JSONL; default: the data folder's file for the domain)",
     )
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
     .option(

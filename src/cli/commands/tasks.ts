@@ -1,8 +1,16 @@
 /** `tau tasks --domain D [--split S]`: lists a domain's tasks. */
 import type { Command } from "commander";
-import { resolveDataDir } from "../../domains/data-dir.ts";
+import { resolveDomainDataDir } from "../../domains/domain-data-dir.ts";
 import { loadDomain } from "../../domains/registry.ts";
 import { selectTasks, splitOption } from "../../runner/task-selection.ts";
+
+interface TasksOptions {
+  domain: string;
+  split?: string;
+  taskSplitName?: string;
+  dataDir?: string;
+  tau1DataDir?: string;
+}
 
 export function registerTasksCommand(program: Command): void {
   program
@@ -12,9 +20,13 @@ export function registerTasksCommand(program: Command): void {
     .option("--split <name>", "task split (e.g. base, train, test); default: every task in the file")
     .option("--task-split-name <name>", "same as --split (the name tau run uses)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
-    .action((options: { domain: string; split?: string; taskSplitName?: string; dataDir?: string }) => {
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder, for tau1-* domains (default: TAU1_DATA_DIR)",
+    )
+    .action((options: TasksOptions) => {
       const split = splitOption(options) ?? null;
-      const domain = loadDomain(options.domain, resolveDataDir(options.dataDir));
+      const domain = loadDomain(options.domain, resolveDomainDataDir(options.domain, options));
       const tasks = selectTasks(domain, {
         split,
         onWarning: (line) => console.error(line),

@@ -7,6 +7,8 @@ import { UsageError } from "../../core/errors.ts";
 import { parseIntegerOption } from "../options.ts";
 import { loadRun } from "../../runner/run-file.ts";
 import { renderSummary, renderTrajectory } from "../summary.ts";
+import { isTau1DomainName } from "../../domains/tau1/index.ts";
+import { tau1MetricsLines } from "../../runner/tau1-results.ts";
 import { type ViewWebOptions, viewWebCommand } from "./view-web.ts";
 
 /** Options of `tau view`. */
@@ -14,6 +16,9 @@ export interface ViewOptions {
   task?: string;
   trial?: string;
   maxToolChars: string;
+  /** For a τ-bench results file: its environment (`tau1-retail`, `tau1-airline`). */
+  domain?: string;
+  tau1DataDir?: string;
 }
 
 /** Prints a run summary or one trajectory. */
@@ -22,11 +27,16 @@ export async function viewCommand(
   options: ViewOptions,
   write: (text: string) => void,
 ): Promise<void> {
-  const run = await loadRun(target);
+  const run = await loadRun(target, process.cwd(), {
+    domain: options.domain,
+    tau1DataDir: options.tau1DataDir,
+  });
   if (options.task === undefined) {
     if (options.trial !== undefined) throw new UsageError("--trial needs --task");
     write(`${run.path}\n`);
     write(`${renderSummary(run)}\n`);
+    if (isTau1DomainName(run.info.environment_info.domain_name))
+      write(`${tau1MetricsLines(run.simulations).join("\n")}\n`);
     return;
   }
   const trial = options.trial === undefined ? null : parseIntegerOption("--trial", options.trial, 0);
@@ -70,6 +80,11 @@ export function registerViewCommand(program: Command): void {
     .option("--task <id>", "show this task's simulation(s)")
     .option("--trial <n>", "only this trial (with --task)")
     .option("--max-tool-chars <n>", "clip tool results longer than this", "500")
+    .option("--domain <name>", "for a τ-bench results file (a JSON list): tau1-retail or tau1-airline")
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder (default: TAU1_DATA_DIR or the pulled cache)",
+    )
     .option("--web", "serve the web viewer on 127.0.0.1 (a free port unless --port)")
     .option("--port <n>", "with --web: listen on this port")
     .option("--export <dir>", "with --web: write the viewer as a static site into DIR instead of serving it")

@@ -33,7 +33,8 @@ import {
 export const AIRLINE_NOW = "2024-05-15T15:00:00";
 const RESERVATION_IDS = ["HATHAT", "HATHAU", "HATHAV"];
 const CERTIFICATE_IDS = ["certificate_3221322", "certificate_3221323", "certificate_3221324"];
-const AIRPORTS: [string, string][] = [
+/** Every airport and its city, in upstream's order (the original τ-bench's airline lists the same ones). */
+export const AIRPORTS: readonly [string, string][] = [
   ["SFO", "San Francisco"],
   ["JFK", "New York"],
   ["LAX", "Los Angeles"],
