@@ -94,14 +94,14 @@ function rssSampler(): { stop(): number } {
 }
 
 /** A model transport plus its call counters. */
-interface Transport {
+export interface Transport {
   createLlm(model: string, onEvent: LlmEventListener): LlmClient;
   stats(): Promise<{ callCount: number; maxInFlight: number }>;
   close(): Promise<void>;
 }
 
 /** Starts the fake provider in a child process; counters travel over stdin/stdout. */
-async function httpTransport(latencyMs: number): Promise<Transport> {
+export async function httpTransport(latencyMs: number): Promise<Transport> {
   const child = spawn(
     process.execPath,
     ["--import", "tsx", new URL(import.meta.url).pathname, "--serve", String(latencyMs)],
