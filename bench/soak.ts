@@ -13,9 +13,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PyFloat } from "../src/core/py-json.ts";
 import { providerKey } from "../src/llm/index.ts";
 import { executeRun } from "../src/runner/run.ts";
+import { offlineRunConfig } from "../src/testing/run-config.ts";
 import { type BenchContext, type BenchModule, type BenchResult, heapUsedBytes } from "./harness.ts";
 import { httpTransport, KEPT_PER_SIMULATION_TARGET } from "./runner-throughput.ts";
 
@@ -74,31 +74,15 @@ async function soak(dataDir: string, simulations: number, concurrency: number): 
     sample();
     const started = performance.now();
     const outcome = await executeRun(
-      {
-        domain: "mock",
-        dataDir,
-        split: "base",
+      offlineRunConfig(dataDir, {
         taskIds,
         numTrials: trials,
-        seed: 300,
-        maxSteps: 200,
-        maxErrors: 10,
         maxConcurrency: concurrency,
-        maxRetries: 0,
-        retryDelayMs: 0,
-        timeoutMs: null,
         agent: "llm_agent",
         user: "user_simulator",
-        agentLlm: "openai/gpt-4.1-2025-04-14",
-        userLlm: "openai/gpt-4.1-2025-04-14",
-        judgeLlm: null,
-        agentLlmArgs: { temperature: new PyFloat(0) },
-        userLlmArgs: { temperature: new PyFloat(0) },
-        judgeLlmArgs: { temperature: new PyFloat(0) },
-        enforceCommunicationProtocol: false,
         resultsPath: join(folder, "results.json"),
         writeResultsJson: false,
-      },
+      }),
       {
         createLlm: transport.createLlm,
         providerKey,
