@@ -43,6 +43,63 @@ export { passAtKForTask } from "./metrics/index.ts";
 export { isSuccessful } from "./metrics/index.ts";
 /** What `computeMetrics` returns. */
 export type { AgentMetrics, TaskMetrics } from "./metrics/index.ts";
+/** How an interval was computed (method, level, resamples, seed, tasks) and its one-line description. */
+export { describeIntervalMethod } from "./metrics/index.ts";
+/** The method of an interval, as `AgentMetrics.intervalMethod` and comparisons carry it. */
+export type { IntervalMethod } from "./metrics/index.ts";
+
+// Comparing runs and planning trials (docs/statistics.md)
+/** Compares run B with run A on pass^1: difference, interval, p-value, decision, and what it could detect. */
+export { compareRuns } from "./runner/compare-runs.ts";
+/** What `compareRuns` returns (the comparison, both runs' metrics, their paths and domain). */
+export type { RunsComparison } from "./runner/compare-runs.ts";
+/** The same paired comparison from two `computeMetrics` results. */
+export { compareMetrics } from "./metrics/index.ts";
+/** What `compareMetrics` takes and returns, and its verdicts (`better`, `worse`, `no_clear_difference`, `no_shared_tasks`). */
+export type { CompareOptions, ComparisonDecision, RunComparison } from "./metrics/index.ts";
+/** The smallest true difference the paired test over tasks detects at a power and alpha. */
+export { minimumDetectableDifference } from "./metrics/index.ts";
+/** Trials per task (the same in both runs) to detect an effect, from a variance model. */
+export { trialsToDetect } from "./metrics/index.ts";
+/** Trials per task of a new run against a baseline kept as it is. */
+export { candidateTrialsToDetect } from "./metrics/index.ts";
+/** What `tau plan` computes: trials per task for an effect, fresh and against a baseline. */
+export { planTrials } from "./metrics/index.ts";
+/** A baseline run's numbers for `planTrials` (tasks, mean trial variance, its fixed share). */
+export { baselineForPlan } from "./metrics/index.ts";
+/** Splits the spread of per-task differences into trial noise and task-to-task variation. */
+export { decomposeVariance } from "./metrics/index.ts";
+/** Per-task counts, pairs of them, and the inputs and outputs of the power and plan functions. */
+export type {
+  PairedCounts,
+  PlanInput,
+  PowerTarget,
+  TaskCounts,
+  TrialPlan,
+  TrialsNeeded,
+  VarianceDecomposition,
+  VarianceModel,
+} from "./metrics/index.ts";
+/** The group-sequential design of `--until-decided` (boundaries, planned trials) from a baseline. */
+export { designSequential } from "./metrics/index.ts";
+/** One look of a sequential design: the paired statistic, this look's boundaries, the decision. */
+export { sequentialLook } from "./metrics/index.ts";
+/** The name of the sequential test, as results record it. */
+export { SEQUENTIAL_TEST } from "./metrics/index.ts";
+/** The sequential design, a look, its decision, its options, and why a design is refused. */
+export type {
+  Infeasibility,
+  SequentialDecision,
+  SequentialDesign,
+  SequentialLook,
+  SequentialOptions,
+} from "./metrics/index.ts";
+/** Reads a run's `info.taubench.until_decided` (the looks and decision of `--until-decided`). */
+export { readUntilDecidedRecord } from "./runner/until-decided.ts";
+/** What `runEvaluation`'s `untilDecided` takes, and the record it returns and writes. */
+export type { UntilDecidedOptions } from "./runner/evaluate.ts";
+/** The record of a sequential comparison and of each of its looks. */
+export type { RecordedLook, UntilDecidedRecord } from "./runner/until-decided.ts";
 
 // Agents and users
 /** Checks an agent definition and fills its defaults (the default export of an agent module). */

@@ -163,6 +163,11 @@ describe.skipIf(!hasData)(
         "τ-bench's pass^k (its formula, errors as 0): A 0.500 / 0.500  B 0.500 / 0.500",
       );
 
+      // `tau plan` sizes a comparison from the τ-bench list as from the checkpoint.
+      const planned = await runTau(["plan", path, "--domain", "tau1-retail"], { cwd, env });
+      expect(planned.status, planned.stderr).toBe(0);
+      expect(planned.stdout).toContain("2 tasks, 2 trials per task, pass^1 0.500");
+
       // `tau export` of the checkpoint writes the same τ-bench list.
       const exported = join(cwd, "exported.json");
       const exportRun = await runTau(["export", join(cwd, "runs", "a"), "--output", exported], { cwd, env });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Info } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
+import { hallucinatedIds } from "../metrics/hallucinated-ids.ts";
 import { outcomeSymbol, renderSummary, renderTrajectory } from "./summary.ts";
 
 const info = Info.parse({
@@ -123,5 +124,57 @@ describe("outcomeSymbol", () => {
       "!",
       "·",
     ]);
+  });
+});
+
+describe("renderSummary: the papers' counters", () => {
+  it("prints hallucinated ids per task when the caller counted them from full simulations", () => {
+    const missing = (taskId: string, trial: number) => {
+      const base = sim(taskId, trial, 0);
+      return SimulationRun.parse({
+        ...base,
+        messages: [
+          ...base.messages.slice(0, 3),
+          { role: "tool", id: "c", content: "Error: Order not found", requestor: "assistant", error: true },
+        ],
+      });
+    };
+    const simulations = [missing("t1", 0), missing("t1", 1), sim("t2", 0, 1), sim("t2", 1, 1)];
+    const text = renderSummary({
+      info,
+      tasks,
+      simulations,
+      hallucinatedIds: hallucinatedIds("retail", simulations),
+    });
+    expect(text).toContain(
+      "Hallucinated ids  0.50 per task (2 tool call(s) naming an id that does not exist, in 2 of 4 simulations)",
+    );
+    expect(renderSummary({ info, tasks, simulations })).not.toContain("Hallucinated ids");
+  });
+
+  it("breaks a telecom run down by intent, persona and number of sub-issues; other domains get none", () => {
+    const ids = [
+      "[mobile_data_issue]airplane_mode_on|data_mode_off[PERSONA:Easy]",
+      "[mobile_data_issue]airplane_mode_on[PERSONA:Hard]",
+      "[service_issue]lock_sim_card_pin[PERSONA:None]",
+    ];
+    const telecomInfo = {
+      ...info,
+      num_trials: 1,
+      environment_info: { ...info.environment_info, domain_name: "telecom" },
+    };
+    const simulations = ids.map((id, index) => sim(id, 0, index === 1 ? 0 : 1));
+    const text = renderSummary({
+      info: telecomInfo,
+      tasks: ids.map((id) => Task.parse({ id, user_scenario: { instructions: id } })),
+      simulations,
+    });
+    expect(text).toContain("Telecom breakdowns");
+    expect(text).toContain("  intent     mobile_data_issue 0.500 (2) · service_issue 1.000 (1)");
+    expect(text).toContain("  persona    Easy 1.000 (1) · Hard 0.000 (1) · None 1.000 (1)");
+    expect(text).toContain("  sub-issues 1 0.500 (2) · 2 1.000 (1)");
+    expect(renderSummary({ info, tasks, simulations: [sim("t1", 0, 1)] })).not.toContain(
+      "Telecom breakdowns",
+    );
   });
 });

@@ -13,7 +13,10 @@ import {
   formatLevel,
   isSuccessful,
 } from "../metrics/index.ts";
+import { metricsByGroup, telecomTaskFacets } from "../metrics/breakdowns.ts";
+import type { HallucinatedIds } from "../metrics/hallucinated-ids.ts";
 import { formatUsageLine, parseRunUsage } from "../runner/llm-usage.ts";
+import { describeUntilDecided, readUntilDecidedRecord } from "../runner/until-decided.ts";
 
 /** What a summary is computed from. */
 export interface SummaryInput {
@@ -22,6 +25,8 @@ export interface SummaryInput {
   };
   tasks: readonly Task[];
   simulations: readonly SimulationRun[];
+  /** τ-bench's hallucinated-id counter, from full simulations (`hallucinatedIds`); printed when given. */
+  hallucinatedIds?: HallucinatedIds | undefined;
 }
 
 const pct = (part: number, whole: number) => (whole === 0 ? "-" : `${((100 * part) / whole).toFixed(1)}%`);
@@ -49,6 +54,8 @@ export function renderSummary(input: SummaryInput): string {
   lines.push(
     `Domain ${info.environment_info.domain_name} — agent ${info.agent_info.implementation}${model(info.agent_info.llm)}, user ${info.user_info.implementation}${model(info.user_info.llm)}`,
   );
+  if (info.taubench?.no_policy === true)
+    lines.push("Ablation --no-policy: the agent was given no policy document (τ-bench Table 3)");
   lines.push(
     `Simulations ${metrics.totalSimulations} (${metrics.evaluatedSimulations} evaluated, ${metrics.infraErrorCount} infrastructure errors) · tasks ${metrics.totalTasks} · trials ${info.num_trials} · seed ${info.seed ?? "-"}`,
   );
@@ -98,6 +105,13 @@ export function renderSummary(input: SummaryInput): string {
   lines.push(
     `DB match ✓ ${dbMatch.match} / ✗ ${dbMatch.mismatch} (${pct(dbMatch.match, dbMatch.match + dbMatch.mismatch)}) · not checked ${dbMatch.notChecked}`,
   );
+  // Computed by the caller from full simulations: a checkpoint's slim rows carry no tool outputs.
+  if (input.hallucinatedIds) {
+    const ids = input.hallucinatedIds;
+    lines.push(
+      `Hallucinated ids  ${ids.perSimulation === null ? "-" : ids.perSimulation.toFixed(2)} per task (${ids.calls} tool call(s) naming an id that does not exist, in ${ids.simulationsWithAny} of ${ids.simulations} simulations)`,
+    );
+  }
   const reasons = new Map<TerminationReason, number>();
   for (const simulation of simulations)
     reasons.set(simulation.termination_reason, (reasons.get(simulation.termination_reason) ?? 0) + 1);
@@ -123,9 +137,37 @@ export function renderSummary(input: SummaryInput): string {
     }
     if (infra.length > 20) lines.push(`  … and ${infra.length - 20} more`);
   }
+  // `tau run --against RUN --until-decided`: the sequential comparison's looks and decision.
+  const untilDecided = readUntilDecidedRecord(info.taubench);
+  if (untilDecided) lines.push("", ...describeUntilDecided(untilDecided));
+  lines.push(...renderTelecomBreakdowns(input));
   lines.push("");
   lines.push(...renderOutcomeGrid(input));
   return lines.join("\n");
+}
+
+/** Telecom's breakdowns by intent, persona and number of sub-issues (none for other domains). */
+export function renderTelecomBreakdowns(input: SummaryInput): string[] {
+  const ids = new Set(input.simulations.map((simulation) => simulation.task_id));
+  if (ids.size === 0 || ![...ids].every((id) => telecomTaskFacets(id) !== null)) return [];
+  const options = { numTrials: input.info.num_trials };
+  const out = ["", "Telecom breakdowns (pass^1 per group, each group's tasks scored as a run of their own)"];
+  const facets: [string, (id: string) => string, (a: string, b: string) => number][] = [
+    ["intent", (id) => telecomTaskFacets(id)!.intent, (a, b) => (a < b ? -1 : a > b ? 1 : 0)],
+    ["persona", (id) => telecomTaskFacets(id)!.persona, (a, b) => (a < b ? -1 : a > b ? 1 : 0)],
+    ["sub-issues", (id) => String(telecomTaskFacets(id)!.subIssues.length), (a, b) => Number(a) - Number(b)],
+  ];
+  for (const [label, groupOf, order] of facets) {
+    const groups = metricsByGroup(input.simulations, groupOf, options).sort((a, b) =>
+      order(a.group, b.group),
+    );
+    const cells = groups.map(({ group, metrics }) => {
+      const pass1 = metrics.passHatK[0];
+      return `${group} ${pass1 === undefined ? "-" : pass1.toFixed(3)} (${metrics.perTask.length})`;
+    });
+    out.push(`  ${label.padEnd(11)}${cells.join(" · ")}`);
+  }
+  return out;
 }
 
 /** The per-task grid: one row per task, one symbol per trial. */

@@ -89,6 +89,27 @@ function diffValues(path: (string | number)[], a: PyValue, b: PyValue, out: Coll
   if (!sameLeaf(a, b)) out.add({ path, kind: "changed", before: text(a), after: text(b) });
 }
 
+/**
+ * Differences from `first` to `second`, two plain Python values (dicts, lists,
+ * leaves) below `path`, added to `into` (a DB without a typed model: the
+ * original τ-bench's). Returns whether the limit was reached.
+ */
+export function diffPlainValues(
+  path: (string | number)[],
+  first: PyValue,
+  second: PyValue,
+  into: DbDiff,
+  limit = 500,
+): boolean {
+  const out = new Collector(limit);
+  out.differences.push(...into.differences);
+  out.truncated = into.truncated;
+  diffValues(path, first, second, out);
+  into.differences = out.differences;
+  into.truncated = out.truncated;
+  return out.truncated;
+}
+
 function valueTy(ty: Ty): Ty {
   if (ty.kind === "optional") return valueTy(ty.inner);
   if (ty.kind === "dict") return ty.value;

@@ -248,6 +248,16 @@ export function actionsFromMessages(messages: readonly Message[]): Tau1Action[] 
   return actions;
 }
 
+/** The database a saved episode left: its tool actions replayed on fresh data, up to a terminating one. */
+export function replayedTau1Data(domain: Tau1Domain, actions: readonly Tau1Action[]): Tau1Data {
+  const data = domain.tau1.freshData();
+  for (const action of actions) {
+    if (action.name === RESPOND_ACTION_NAME) continue;
+    if (domain.tau1.tools.step(data, action).done) break;
+  }
+  return data;
+}
+
 /** Termination reasons after which upstream grades (the user's `###STOP###`, the transfer). */
 const GRADED = new Set(["user_stop", "agent_stop"]);
 
@@ -261,12 +271,7 @@ export function regradeTau1Actions(
   record: Tau1TaskRecord,
   actions: readonly Tau1Action[],
 ): Tau1Grade {
-  const data = domain.tau1.freshData();
-  for (const action of actions) {
-    if (action.name === RESPOND_ACTION_NAME) continue;
-    if (domain.tau1.tools.step(data, action).done) break;
-  }
-  return gradeTau1(domain, record, data, actions);
+  return gradeTau1(domain, record, replayedTau1Data(domain, actions), actions);
 }
 
 /** Our evaluator's entry for a tau1 simulation (used by `tau evaluate-trajs`). */

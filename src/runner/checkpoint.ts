@@ -63,6 +63,8 @@ export const RunFingerprint = z.object({
   /** banking_knowledge's retrieval config and its kwargs (absent in older checkpoints and other domains). */
   retrieval_config: z.string().nullable().optional(),
   retrieval_config_kwargs: z.record(z.string(), z.any()).nullable().optional(),
+  /** `--no-policy` (absent when off). */
+  no_policy: z.boolean().optional(),
 });
 export type RunFingerprint = z.infer<typeof RunFingerprint>;
 

@@ -4,7 +4,9 @@
  * and returns its simulations, `info` and metrics. `tau run` is a client of
  * this function like any program.
  */
+import { existsSync } from "node:fs";
 import { UsageError } from "../core/errors.ts";
+import type { Info } from "../core/results.ts";
 import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
 import { resolveDataDir } from "../domains/data-dir.ts";
 import { resolveTau1DataDir } from "../domains/tau1/data-dir.ts";
@@ -31,7 +33,18 @@ import { executePlan, type RunDependencies, type RunOutcome } from "./run.ts";
 import { createRetrievalServices } from "./retrieval-services.ts";
 import { preflightEndpoints } from "./preflight.ts";
 import type { LlmFactory, ModelUse, SimulationClients } from "./run-clients.ts";
+import { checkpointPathFor } from "./checkpoint.ts";
+import { loadCheckpointState } from "./checkpoint-state.ts";
+import { type LoadedRun, loadRun } from "./run-file.ts";
 import { defaultRunName, resolveResultsPath } from "./run-paths.ts";
+import {
+  readUntilDecidedRecord,
+  type RoundRunner,
+  runUntilDecided,
+  saveUntilDecided,
+  type UntilDecidedRecord,
+  type UntilDecidedSettings,
+} from "./until-decided.ts";
 import { TAU1_DEFAULTS } from "./tau1-run.ts";
 
 /** How the run's model clients are built when {@link EvaluationOptions.createLlm} is not given. */
@@ -105,6 +118,8 @@ export interface EvaluationOptions {
   retrievalConfig?: string | null;
   /** Its overrides (`--retrieval-config-kwargs`: `top_k`, `grep_top_k`, …). */
   retrievalConfigKwargs?: Record<string, unknown> | null;
+  /** τ-bench's Table 3 ablation: the agent gets no policy document (recorded as `info.taubench.no_policy`). */
+  noPolicy?: boolean;
   /** Builds the embedding and reranker services of the retrieval configs (default: from `llm`); `onEvent` counts their calls. */
   retrievalServices?: (onEvent: LlmEventListener) => RetrievalServices;
   /** How model clients are built (ignored when `createLlm` is given). */
@@ -135,12 +150,36 @@ export interface EvaluationOptions {
   fewShotDisplaysPath?: string;
   /** `tau1-*` `human` user: where its lines are shown and typed. */
   humanUser?: HumanIo;
+  /**
+   * Grow the run in rounds until a sequential test decides its difference in pass^1 with a
+   * baseline (`tau run --against RUN --until-decided`); the rounds then set the trials, so
+   * `numTrials` is not given.
+   */
+  untilDecided?: UntilDecidedOptions;
+}
+
+/** What `runEvaluation` is asked for a sequential comparison (docs/statistics.md, "Stopping when it is decided"). */
+export interface UntilDecidedOptions {
+  /** The baseline: a run name, folder, checkpoint or results file (resolved against `cwd`), or a loaded run. */
+  against: string | LoadedRun;
+  /** The difference in pass^1 the comparison must detect. */
+  effect: number;
+  /** Two-sided significance level (default 0.05). */
+  alpha?: number;
+  /** Power against a true difference of `effect` (default 0.8). */
+  power?: number;
+  /** Trials per task each round adds (default a fifth of the planned trials, at least 1). */
+  roundTrials?: number;
+  /** Most trials per task the run may reach (default no limit); a design that needs more is refused. */
+  maxTrials?: number;
 }
 
 /** What {@link runEvaluation} returns: the run's outcome and its metrics. */
 export interface EvaluationResult extends RunOutcome {
   /** pass^k, average reward, costs, breakdowns, computed over {@link RunOutcome.simulations}. */
   metrics: AgentMetrics;
+  /** With `untilDecided`: the comparison's record, looks and decision (also `info.taubench.until_decided`). */
+  untilDecided?: UntilDecidedRecord;
 }
 
 /** A model client of the LLM layer with `settings` (`onEvent` hears its calls). */
@@ -223,6 +262,7 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     enforceCommunicationProtocol: options.enforceCommunicationProtocol ?? false,
     retrievalConfig: options.retrievalConfig ?? null,
     retrievalConfigKwargs: options.retrievalConfigKwargs ?? null,
+    ...(options.noPolicy ? { noPolicy: true } : {}),
     resultsPath: "",
     writeResultsJson: options.writeResultsJson,
     ...(options.allowChanged ? { allowChanged: true } : {}),
@@ -269,11 +309,10 @@ export async function planEvaluation(options: EvaluationOptions): Promise<RunPla
   return withResultsPath(plan, options);
 }
 
-/** Runs (or resumes) an evaluation and returns its simulations (without transcripts), `info` and metrics. */
-export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationResult> {
-  const plan = await planEvaluation(options);
+/** The run dependencies of `options` (model clients, events, the stop signal). */
+function runDependencies(options: EvaluationOptions): RunDependencies {
   const factory = llmFactory(options.llm);
-  const deps: RunDependencies = {
+  return {
     providerKey: factory.providerKey,
     createLlm: options.createLlm ?? factory.createLlm,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
@@ -291,6 +330,94 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       : {}),
     ...(options.humanUser ? { humanUser: options.humanUser } : {}),
   };
-  const outcome = await executePlan(plan, deps);
-  return { ...outcome, metrics: computeMetrics(outcome.simulations, { numTrials: outcome.info.num_trials }) };
+}
+
+const withMetrics = (outcome: RunOutcome): EvaluationResult => ({
+  ...outcome,
+  metrics: computeMetrics(outcome.simulations, { numTrials: outcome.info.num_trials }),
+});
+
+/** Runs (or resumes) an evaluation and returns its simulations (without transcripts), `info` and metrics. */
+export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationResult> {
+  if (options.untilDecided) return evaluateUntilDecided(options, options.untilDecided);
+  return withMetrics(await executePlan(await planEvaluation(options), runDependencies(options)));
+}
+
+/** A plan that records `record` as `info.taubench.until_decided`. */
+function recording(plan: RunPlan, record: UntilDecidedRecord): RunPlan {
+  const taubench = { ...plan.info.taubench, until_decided: structuredClone(record) };
+  return { ...plan, info: { ...plan.info, taubench: taubench as NonNullable<Info["taubench"]> } };
+}
+
+/**
+ * The rounds of `untilDecided`: each round is the same run (one results path, planned once)
+ * resumed with more trials per task; the sequential test looks after each
+ * (`runner/until-decided.ts`), and its record rides in the run's `info` all along.
+ */
+async function evaluateUntilDecided(
+  options: EvaluationOptions,
+  asked: UntilDecidedOptions,
+): Promise<EvaluationResult> {
+  if (options.numTrials !== undefined)
+    throw new UsageError("numTrials and untilDecided do not go together: the rounds set the trials per task");
+  const note = (message: string) => safeListener(options.onEvent)({ type: "note", message });
+  const first = await planEvaluation({ ...options, numTrials: 1 });
+  const { resultsPath } = first.config;
+  // A default run name is stamped with the time: every round resumes the first round's path.
+  const fixed: EvaluationOptions = { ...options, saveTo: resultsPath };
+  const baseline =
+    typeof asked.against === "string" ? await loadRun(asked.against, options.cwd) : asked.against;
+  const baselineDomain = baseline.info.environment_info.domain_name;
+  if (baselineDomain !== first.domain.name)
+    throw new UsageError(
+      `--against ${baseline.path} is a run of ${baselineDomain}, this run is of ${first.domain.name}`,
+    );
+  const settings: UntilDecidedSettings = {
+    against: {
+      path: baseline.path,
+      tasks: computeMetrics(baseline.simulations, { numTrials: baseline.info.num_trials }).perTask,
+    },
+    taskIds: first.tasks.map((task) => task.id),
+    effect: asked.effect,
+    ...(asked.alpha === undefined ? {} : { alpha: asked.alpha }),
+    ...(asked.power === undefined ? {} : { power: asked.power }),
+    ...(asked.roundTrials === undefined
+      ? {}
+      : { roundTrials: integer("untilDecided.roundTrials", asked.roundTrials, 1, 1) }),
+    ...(asked.maxTrials === undefined
+      ? {}
+      : { maxTrials: integer("untilDecided.maxTrials", asked.maxTrials, 1, 1) }),
+  };
+  const checkpointPath = checkpointPathFor(resultsPath);
+  const previous = existsSync(checkpointPath)
+    ? readUntilDecidedRecord(
+        (await loadCheckpointState(checkpointPath)).run?.info.taubench as Record<string, unknown> | undefined,
+      )
+    : null;
+  const deps = runDependencies(options);
+  const latest: { outcome: RunOutcome | null } = { outcome: null };
+  const round = async (numTrials: number, record: UntilDecidedRecord) => {
+    latest.outcome = await executePlan(
+      recording(await planEvaluation({ ...fixed, numTrials }), record),
+      deps,
+    );
+    return latest.outcome;
+  };
+  const rounds: RoundRunner = {
+    async run(numTrials, record) {
+      const outcome = await round(numTrials, record);
+      return {
+        simulations: outcome.simulations,
+        interrupted: outcome.interrupted || outcome.stoppedBy !== null,
+      };
+    },
+    save: (record) =>
+      saveUntilDecided(checkpointPath, record, (options.writeResultsJson ?? true) ? resultsPath : null),
+  };
+  const { record } = await runUntilDecided(settings, rounds, { previous, log: note });
+  // Already decided earlier: the run as it stands (nothing new to run but infrastructure errors).
+  const final: RunOutcome =
+    latest.outcome ?? (await round(record.looks.at(-1)?.requested_trials ?? 1, record));
+  const taubench = { ...final.info.taubench, until_decided: record } as NonNullable<Info["taubench"]>;
+  return { ...withMetrics({ ...final, info: { ...final.info, taubench } }), untilDecided: record };
 }

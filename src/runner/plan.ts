@@ -111,6 +111,8 @@ export interface RunConfig {
   retrievalConfig?: string | null | undefined;
   /** `--retrieval-config-kwargs` (`top_k`, `grep_top_k`, `case_sensitive`, `reranker_min_score`). */
   retrievalConfigKwargs?: Record<string, unknown> | null | undefined;
+  /** `--no-policy` (τ-bench Table 3 ablation): the agent is given an empty policy document. */
+  noPolicy?: boolean | undefined;
   /** Original τ-bench `few-shot` agent: the displays file (default: the data folder's for the domain). */
   fewShotDisplaysPath?: string | undefined;
 }
@@ -181,6 +183,7 @@ function promptHashes(
   agentInstructions: string | undefined,
   userUsesLlm: boolean,
   soloMode: boolean,
+  noPolicy: boolean,
 ): Record<string, string | null> {
   let guidelines: string | null = null;
   // The original τ-bench's users have no guideline files (info.taubench.tau1 records their texts).
@@ -190,7 +193,7 @@ function promptHashes(
   }
   return {
     agent_instructions: agentInstructions === undefined ? null : sha256(agentInstructions),
-    policy: sha256(domain.policy({ soloMode })),
+    policy: sha256(noPolicy ? "" : domain.policy({ soloMode })),
     user_guidelines: guidelines === null ? null : sha256(guidelines),
   };
 }
@@ -262,6 +265,8 @@ export function runFingerprint(input: FingerprintInput): RunFingerprint {
           retrieval_config_kwargs: domain.settings.retrievalConfigKwargs,
         }
       : {}),
+    // Only when set, so runs without the ablation keep the fingerprint they always had.
+    ...(config.noPolicy ? { no_policy: true } : {}),
   };
 }
 
@@ -464,7 +469,11 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
       global_simulation_guidelines: readGuidelinesText(config.dataDir, GUIDELINES_FILE),
     },
     agent_info: { implementation: agent.name, llm: fingerprint.agent_llm, llm_args: config.agentLlmArgs },
-    environment_info: { domain_name: domain.name, policy: domain.policy({ soloMode }) },
+    // The policy the agent saw: none under --no-policy.
+    environment_info: {
+      domain_name: domain.name,
+      policy: config.noPolicy ? "" : domain.policy({ soloMode }),
+    },
     retrieval_config: domain.settings?.retrievalConfig ?? null,
     retrieval_config_kwargs: domain.settings?.retrievalConfigKwargs ?? null,
     taubench: taubenchStamp({
@@ -473,10 +482,19 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
       judge_llm: config.judgeLlm,
       judge_llm_args: config.judgeLlmArgs,
       trial_seeds: seeds,
-      prompt_hashes: promptHashes(config.dataDir, domain, tasks, agent.instructions, user.needsLlm, soloMode),
+      prompt_hashes: promptHashes(
+        config.dataDir,
+        domain,
+        tasks,
+        agent.instructions,
+        user.needsLlm,
+        soloMode,
+        config.noPolicy === true,
+      ),
       data_hashes: dataFileHashes(config.dataDir, domain.dataFolder),
       ...participantStamp("agent", agentParticipant),
       ...participantStamp("user", userParticipant),
+      ...(config.noPolicy ? { no_policy: true } : {}),
       ...(isTau1Domain(domain)
         ? {
             tau1: tau1Stamp(

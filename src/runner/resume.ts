@@ -166,7 +166,14 @@ export function describeRun(plan: RunPlan, state: ResumeState): { info: Info; re
   return { info, record };
 }
 
-/** Whether the checkpoint needs this invocation's `run` record (a new run, or one that grew or moved). */
+/** `info.taubench.until_decided` of a run record (the sequential comparison's looks so far), as text. */
+const untilDecidedText = (record: RunRecord) =>
+  pyDumps((record.info.taubench as Record<string, unknown> | undefined)?.until_decided ?? null);
+
+/**
+ * Whether the checkpoint needs this invocation's `run` record (a new run, one that grew or moved,
+ * or a round of `--until-decided` with more looks).
+ */
 export function runRecordChanged(previous: RunRecord | null, record: RunRecord): boolean {
   return (
     !previous ||
@@ -174,6 +181,7 @@ export function runRecordChanged(previous: RunRecord | null, record: RunRecord):
     previous.tasks.length !== record.tasks.length ||
     previous.resume_command !== record.resume_command ||
     pyDumps(previous.info.taubench?.allowed_changes ?? null) !==
-      pyDumps(record.info.taubench?.allowed_changes ?? null)
+      pyDumps(record.info.taubench?.allowed_changes ?? null) ||
+    (untilDecidedText(record) !== "null" && untilDecidedText(record) !== untilDecidedText(previous))
   );
 }

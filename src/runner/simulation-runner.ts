@@ -89,8 +89,8 @@ export class SimulationRunner {
       domainName: domain.name,
       task: unit.task,
       tools: this.agentTools,
-      // Per task: golden_retrieval shows each task its own documents.
-      policy: domain.policy({ soloMode: plan.soloMode, task: unit.task }),
+      // Per task: golden_retrieval shows each task its own documents; --no-policy shows none.
+      policy: config.noPolicy ? "" : domain.policy({ soloMode: plan.soloMode, task: unit.task }),
       soloMode: plan.soloMode,
       llm: clients.agentLlm,
       llmArgs: { ...config.agentLlmArgs },

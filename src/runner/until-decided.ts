@@ -7,6 +7,7 @@
  * that goes into the results (`info.taubench.until_decided`). Looks taken are
  * facts: a resumed sequence keeps the recorded ones and goes on from there.
  */
+import { z } from "zod";
 import { UsageError } from "../core/errors.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import {
@@ -14,10 +15,14 @@ import {
   isSuccessful,
   type PairedCounts,
   type SequentialDesign,
+  SEQUENTIAL_TEST,
   type SequentialLook,
   sequentialLook,
   type TaskCounts,
 } from "../metrics/index.ts";
+import { CheckpointWriter } from "./checkpoint.ts";
+import { loadCheckpointState } from "./checkpoint-state.ts";
+import { exportResults } from "./export.ts";
 
 /** What `--until-decided` was asked. */
 export interface UntilDecidedSettings {
@@ -74,6 +79,57 @@ export interface UntilDecidedRecord {
   decision: "difference" | "futile" | "undecided" | null;
   /** For a difference: the new run relative to the baseline. */
   direction: "better" | "worse" | null;
+}
+
+const nullableNumber = z.number().nullable();
+
+/** The schema of a recorded look (what a results file holds under `until_decided.looks`). */
+const RecordedLookSchema = z.object({
+  look: z.number(),
+  requested_trials: z.number(),
+  trials: z.number(),
+  tasks: z.number(),
+  difference: z.number(),
+  standard_error: z.number(),
+  z: nullableNumber,
+  information: nullableNumber,
+  information_fraction: z.number(),
+  final: z.boolean(),
+  alpha_spent: z.number(),
+  beta_spent: z.number(),
+  efficacy_boundary: nullableNumber,
+  futility_boundary: nullableNumber,
+  decision: z.enum(["continue", "difference", "futile", "undecided"]),
+});
+
+/** The schema of {@link UntilDecidedRecord}. */
+const UntilDecidedRecordSchema = z.object({
+  test: z.literal(SEQUENTIAL_TEST),
+  against: z.string(),
+  effect: z.number(),
+  alpha: z.number(),
+  power: z.number(),
+  interim_alpha_share: z.number(),
+  interim_beta_share: z.number(),
+  between_task: z.number(),
+  tasks: z.number(),
+  required_information: z.number(),
+  planned_trials: z.number(),
+  round_trials: z.number(),
+  looks: z.array(RecordedLookSchema),
+  decision: z.enum(["difference", "futile", "undecided"]).nullable(),
+  direction: z.enum(["better", "worse"]).nullable(),
+});
+
+/**
+ * The record of a sequential comparison found in a run's `info.taubench.until_decided`; null when
+ * there is none or it is not one this version understands (written by another test).
+ */
+export function readUntilDecidedRecord(
+  taubench: Record<string, unknown> | undefined,
+): UntilDecidedRecord | null {
+  const parsed = UntilDecidedRecordSchema.safeParse(taubench?.until_decided);
+  return parsed.success ? parsed.data : null;
 }
 
 /** What a round reports back: the run's simulations so far, and whether it was cut short. */
@@ -223,6 +279,47 @@ export function describeLook(look: RecordedLook, effect: number): string {
           ? `decided: no difference of ${effect} (cannot reach the effect)`
           : "undecided";
   return `look ${look.look} at ${look.requested_trials} trial(s) per task: difference ${look.difference >= 0 ? "+" : ""}${look.difference.toFixed(3)}, z ${look.z === null ? "∞" : look.z.toFixed(2)}; difference if |z| ≥ ${boundary(look.efficacy_boundary)}, futility if |z| < ${boundary(look.futility_boundary)} → ${verdict}`;
+}
+
+/** The record as lines for a run's summary (`tau run`, `tau view`). */
+export function describeUntilDecided(record: UntilDecidedRecord): string[] {
+  const last = record.looks.at(-1);
+  const at = last ? ` at look ${last.look} (${last.requested_trials} trial(s) per task)` : "";
+  const verdict =
+    record.decision === "difference"
+      ? `decided${at}: the difference is real, this run is ${record.direction} than the baseline`
+      : record.decision === "futile"
+        ? `decided${at}: no difference of ${record.effect} (stopped for futility: it cannot reach the effect)`
+        : record.decision === "undecided"
+          ? `undecided${at}: the planned trials crossed neither boundary`
+          : `not decided yet after ${record.looks.length} look(s); run the same command again to go on`;
+  return [
+    `Until decided against ${record.against}: ${verdict}`,
+    `  test: ${record.test}; effect ${record.effect}, alpha ${record.alpha}, power ${record.power}; up to ${record.planned_trials} trials per task in rounds of ${record.round_trials}`,
+    ...record.looks.map((look) => `  ${describeLook(look, record.effect)}`),
+  ];
+}
+
+/**
+ * Writes `record` into a run's checkpoint as a new `run` record (the latest
+ * one with `info.taubench.until_decided` replaced), so the decision is kept
+ * without running anything; the results JSON is exported again when `resultsPath` is given.
+ */
+export async function saveUntilDecided(
+  checkpointPath: string,
+  record: UntilDecidedRecord,
+  resultsPath: string | null,
+): Promise<void> {
+  const { run } = await loadCheckpointState(checkpointPath);
+  if (!run) throw new UsageError(`${checkpointPath} has no run record to keep the decision in`);
+  const taubench = (run.info.taubench ?? {}) as Record<string, unknown>;
+  const writer = await CheckpointWriter.open(checkpointPath);
+  try {
+    await writer.append({ ...run, info: { ...run.info, taubench: { ...taubench, until_decided: record } } });
+  } finally {
+    await writer.close();
+  }
+  if (resultsPath !== null) await exportResults(checkpointPath, resultsPath);
 }
 
 /**

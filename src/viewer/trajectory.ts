@@ -9,10 +9,13 @@ import { toPlain } from "../core/py-json.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { loadDomain } from "../domains/registry.ts";
+import { resolveTau1DataDir } from "../domains/tau1/data-dir.ts";
+import { isTau1Domain, isTau1DomainName, type Tau1Domain, taskToRecord } from "../domains/tau1/index.ts";
 import type { Domain } from "../domains/types.ts";
 import { diffDbStates } from "../env/db-diff.ts";
 import type { DbState } from "../env/db-state.ts";
 import { buildGoldEnvironment, replayPredicted, toolKinds } from "../evaluation/index.ts";
+import { actionsFromMessages, replayedTau1Data } from "../evaluation/tau1.ts";
 import { isSoloRun } from "../runner/regrade.ts";
 import type { RunIndex } from "./run-index.ts";
 import type { DbDiffReport, DbDifferenceRow, GoldStepRow, TrajectoryData } from "./wire.ts";
@@ -24,9 +27,19 @@ const DIFF_LIMIT = 300;
 /** Finds the loaded domain for a run, or says why there is none. */
 export type DomainLoader = (name: string) => Domain | string;
 
-/** A loader over a data folder (null: no data folder, with the reason). */
-export function domainLoader(dataDir: string | { missing: string }): DomainLoader {
+/**
+ * A loader over a data folder (null: no data folder, with the reason). The original τ-bench
+ * domains read theirs (`tau1DataDir`, else `TAU1_DATA_DIR` or its pulled cache).
+ */
+export function domainLoader(dataDir: string | { missing: string }, tau1DataDir?: string): DomainLoader {
   return (name) => {
+    if (isTau1DomainName(name)) {
+      try {
+        return loadDomain(name, resolveTau1DataDir(tau1DataDir));
+      } catch (error) {
+        return `domain ${name} could not be loaded: ${(error as Error).message.split("\n")[0]}`;
+      }
+    }
     if (typeof dataDir !== "string") return dataDir.missing;
     try {
       return loadDomain(name, dataDir);
@@ -42,7 +55,11 @@ export function writeActionCounter(load: DomainLoader): (domain: string, task: T
   return (domainName, task) => {
     if (!kinds.has(domainName)) {
       const domain = load(domainName);
-      kinds.set(domainName, typeof domain === "string" ? null : toolKinds(domain, false));
+      // The original τ-bench's tools are not classed as reads and writes.
+      kinds.set(
+        domainName,
+        typeof domain === "string" || isTau1Domain(domain) ? null : toolKinds(domain, false),
+      );
     }
     const known = kinds.get(domainName);
     if (!known) return null;
@@ -60,6 +77,17 @@ function rowsOf(differences: ReturnType<typeof diffDbStates>["differences"]): Db
   }));
 }
 
+/** The report when replaying the task threw. */
+function replayFailed(error: unknown): { report: DbDiffReport; gold: null } {
+  return {
+    report: {
+      status: "unavailable",
+      reason: `replaying the task failed: ${(error as Error).message.split("\n")[0]}`,
+    },
+    gold: null,
+  };
+}
+
 /** The DB difference of one simulation (see the module comment). */
 export function dbDiffOf(
   simulation: SimulationRun,
@@ -72,6 +100,7 @@ export function dbDiffOf(
   if (!task)
     return { report: { status: "unavailable", reason: "the run does not include this task" }, gold: null };
   if (typeof domain === "string") return { report: { status: "unavailable", reason: domain }, gold: null };
+  if (isTau1Domain(domain)) return tau1DbDiff(simulation, task, domain);
   try {
     const built = buildGoldEnvironment(domain, task);
     const gold: GoldStepRow[] = built.steps.map((step) => ({
@@ -117,13 +146,52 @@ export function dbDiffOf(
       gold,
     };
   } catch (error) {
+    return replayFailed(error);
+  }
+}
+
+/**
+ * The original τ-bench's DB difference: the task's actions replayed on fresh data against the
+ * episode's tool calls replayed on fresh data (as its grading compares their hashes).
+ */
+function tau1DbDiff(
+  simulation: SimulationRun,
+  task: Task,
+  domain: Tau1Domain,
+): { report: DbDiffReport; gold: GoldStepRow[] | null } {
+  try {
+    const userId = (simulation.info?.tau1 as { user_id?: string } | undefined)?.user_id ?? "";
+    const record = taskToRecord(task, userId);
+    const steps: GoldStepRow[] = [];
+    const gold = domain.tau1.freshData();
+    for (const [index, action] of record.actions.entries()) {
+      const { observation } = domain.tau1.tools.step(gold, action);
+      steps.push({
+        actionId: String(index),
+        requestor: "assistant",
+        name: action.name,
+        arguments: toPlain(action.kwargs) as Record<string, unknown>,
+        output: observation,
+        error: observation.startsWith("Error"),
+      });
+    }
+    // The grading's gold replay skips the terminating transfer, which changes no data.
+    const expected = gold;
+    const predicted = replayedTau1Data(domain, actionsFromMessages(simulation.messages));
+    if (expected.hash() === predicted.hash()) return { report: { status: "match" }, gold: steps };
+    const diff = expected.diff(predicted, DIFF_LIMIT);
     return {
       report: {
-        status: "unavailable",
-        reason: `replaying the task failed: ${(error as Error).message.split("\n")[0]}`,
+        status: "different",
+        agent: rowsOf(diff.differences),
+        user: [],
+        truncated: diff.truncated,
+        replayMismatches: [],
       },
-      gold: null,
+      gold: steps,
     };
+  } catch (error) {
+    return replayFailed(error);
   }
 }
 

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compareMetrics, computeMetrics, isSuccessful } from "../metrics/index.ts";
+import { compareMetrics, computeMetrics, describeIntervalMethod, isSuccessful } from "../metrics/index.ts";
 import { type LoadedRun, loadRun } from "../runner/run-file.ts";
 import { ensureApp } from "./app-files.ts";
 import { RunCatalog } from "./catalog.ts";
@@ -99,7 +99,13 @@ describe.skipIf(!dataDir)("web viewer in chromium (skipped: TAU_DATA_DIR not set
       expect(await row.locator("[data-value=pass-at]").textContent()).toBe(
         metrics.passAtK[k - 1]!.toFixed(3),
       );
+      // Every pass^k has its interval, and the table names how they were computed.
+      const [low, high] = metrics.passHatKIntervals[k - 1]!;
+      expect(await row.locator("td").nth(2).textContent()).toBe(`[${low.toFixed(3)}, ${high.toFixed(3)}]`);
     }
+    expect(await page.locator("[data-testid=passk-table] caption").textContent()).toBe(
+      `Intervals: ${describeIntervalMethod(metrics.intervalMethod)}.`,
+    );
     expect(await page.locator("[data-kpi='pass^1'] .kpi-value").textContent()).toBe(
       metrics.passHatK[0]!.toFixed(3),
     );

@@ -62,7 +62,7 @@ export async function compareCommand(
   const domainA = a.info.environment_info.domain_name;
   const domainB = b.info.environment_info.domain_name;
   const label = (run: typeof a) =>
-    `${run.info.agent_info.implementation}${run.info.agent_info.llm ? ` (${run.info.agent_info.llm})` : ""}`;
+    `${run.info.agent_info.implementation}${run.info.agent_info.llm ? ` (${run.info.agent_info.llm})` : ""}${run.info.taubench?.no_policy === true ? " [ablation --no-policy: no policy document]" : ""}`;
   lines.push(`A: ${a.path} — ${label(a)}`);
   lines.push(`B: ${b.path} — ${label(b)}`);
   if (domainA !== domainB) {

@@ -22,6 +22,9 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   telecom: async () => (await import("./telecom.ts")).registerTelecomCommand,
   mcp: async () => (await import("./mcp.ts")).registerMcpCommand,
   tool: async () => (await import("./tool.ts")).registerToolCommand,
+  review: async () => (await import("./review.ts")).registerReviewCommand,
+  submit: async () => (await import("./submit.ts")).registerSubmitCommand,
+  analyze: async () => (await import("./analyze.ts")).registerAnalyzeCommand,
 };
 
 /** Options of `tau` itself that take no value, so the first other argument is the command. */

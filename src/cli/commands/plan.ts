@@ -27,6 +27,9 @@ export interface PlanCommandOptions {
   power?: string;
   betweenSd?: string;
   costPerSimulation?: string;
+  /** For a τ-bench results file (a JSON list): its environment. */
+  domain?: string;
+  tau1DataDir?: string;
 }
 
 /** A cost per simulation and where it came from. */
@@ -103,7 +106,10 @@ export async function planCommand(
   if (baseline !== undefined) {
     if (options.tasks !== undefined)
       throw new UsageError("--tasks goes with --prior-success; a baseline run brings its tasks");
-    const run = await loadRun(baseline);
+    const run = await loadRun(baseline, process.cwd(), {
+      domain: options.domain,
+      tau1DataDir: options.tau1DataDir,
+    });
     const metrics = computeMetrics(run.simulations, { numTrials: run.info.num_trials });
     if (metrics.perTask.length < 2)
       throw new UsageError(
@@ -189,6 +195,11 @@ export function registerPlanCommand(program: Command): void {
     .option("--power <p>", "power against the effect", "0.8")
     .option("--between-sd <sd>", "assumed spread (sd) of the true per-task differences", "0")
     .option("--cost-per-simulation <usd>", "cost of one simulation (default: the baseline's)")
+    .option("--domain <name>", "for a τ-bench results file (a JSON list): tau1-retail or tau1-airline")
+    .option(
+      "--tau1-data-dir <dir>",
+      "original τ-bench data folder (default: TAU1_DATA_DIR or the pulled cache)",
+    )
     .action(async (baseline: string | undefined, options: PlanCommandOptions) => {
       console.log(await planCommand(baseline, options));
     });

@@ -334,6 +334,10 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     await viewCommand(join(cwd, "a.jsonl"), { maxToolChars: "500" }, (t) => (text += t));
     expect(text).toContain("Per-task outcomes");
     expect(text).toMatch(/impossible_task_1\s+✓ ✓/);
+    // The replay agent calls only ids that exist.
+    expect(text).toMatch(
+      /Hallucinated ids {2}0\.00 per task \(0 tool call\(s\) .* in 0 of \d+ simulations\)/,
+    );
 
     text = "";
     await viewCommand(
@@ -434,6 +438,12 @@ describe.skipIf(!dataDir)("run commands in-process (skipped: TAU_DATA_DIR not se
     expect(await split({ split: "test" })).toBe("test");
     expect(await split({ taskSplitName: "train" })).toBe("train");
     await expect(split({ split: "test", taskSplitName: "train" })).rejects.toThrow(/name different splits/);
+  });
+
+  it("--no-policy (commander's policy: false) reaches the run config; absent, it is off", async () => {
+    const io = { argv: ["run"], cwd: mkdtempSync(join(tmpdir(), "tau-cli-policy-")) };
+    expect((await runConfigFromOptions(runOptions({ policy: false }), io)).noPolicy).toBe(true);
+    expect((await runConfigFromOptions(runOptions({ policy: true }), io)).noPolicy).toBeUndefined();
   });
 
   it("names a default run after the participants, without models for offline ones", async () => {

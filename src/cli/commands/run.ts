@@ -17,6 +17,7 @@ import {
   llmFactory,
   type LlmSettings,
   runEvaluation,
+  type UntilDecidedOptions,
 } from "../../runner/evaluate.ts";
 import type { ModelUse } from "../../runner/run-clients.ts";
 import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
@@ -31,6 +32,7 @@ import {
   parseIntegerOption,
   parseJsonObjectOption,
   parseModelOption,
+  parseFractionOption,
   parseNumberOption,
   resumeCommandFor,
   shellQuote,
@@ -87,6 +89,16 @@ export interface RunCommandOptions {
   allowChanged?: boolean;
   /** False with `--no-preflight`. */
   preflight?: boolean;
+  /** `--against RUN --until-decided`: the sequential comparison with a baseline. */
+  against?: string;
+  untilDecided?: boolean;
+  effect?: string;
+  alpha?: string;
+  power?: string;
+  roundTrials?: string;
+  maxTrials?: string;
+  /** commander's `--no-policy` (false when given). */
+  policy?: boolean;
 }
 
 /** Where `tau run` writes and how it reacts to the terminal (tests pass their own). */
@@ -143,6 +155,41 @@ export function startedAsScript(argv1: string | undefined, cwd = process.cwd()):
   return path.startsWith("..") || isAbsolute(path) ? argv1 : path;
 }
 
+const SEQUENTIAL_FLAGS = [
+  ["against", "--against"],
+  ["effect", "--effect"],
+  ["alpha", "--alpha"],
+  ["power", "--power"],
+  ["roundTrials", "--round-trials"],
+  ["maxTrials", "--max-trials"],
+] as const;
+
+/** `--against RUN --until-decided` and its settings, as the library's {@link UntilDecidedOptions}. */
+function untilDecidedFromFlags(options: RunCommandOptions): UntilDecidedOptions | null {
+  if (!options.untilDecided) {
+    const stray = SEQUENTIAL_FLAGS.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
+    if (stray.length > 0)
+      throw new UsageError(`${stray.join(", ")} go${stray.length === 1 ? "es" : ""} with --until-decided`);
+    return null;
+  }
+  if (options.against === undefined)
+    throw new UsageError("--until-decided needs --against RUN (the baseline run to compare with)");
+  if (options.effect === undefined)
+    throw new UsageError("--until-decided needs --effect D (the difference in pass^1 to detect, e.g. 0.1)");
+  return {
+    against: options.against,
+    effect: parseFractionOption("--effect", options.effect, true),
+    ...(options.alpha !== undefined ? { alpha: parseFractionOption("--alpha", options.alpha) } : {}),
+    ...(options.power !== undefined ? { power: parseFractionOption("--power", options.power) } : {}),
+    ...(options.roundTrials !== undefined
+      ? { roundTrials: parseIntegerOption("--round-trials", options.roundTrials, 1) }
+      : {}),
+    ...(options.maxTrials !== undefined
+      ? { maxTrials: parseIntegerOption("--max-trials", options.maxTrials, 1) }
+      : {}),
+  };
+}
+
 /** Turns the flags into the library's {@link EvaluationOptions} (all validation errors are one-line usage errors). */
 export function evaluationOptionsFromFlags(
   options: RunCommandOptions,
@@ -162,6 +209,7 @@ export function evaluationOptionsFromFlags(
   const agentLlmArgs = jsonArgs("--agent-llm-args", options.agentLlmArgs);
   const userLlmArgs = jsonArgs("--user-llm-args", options.userLlmArgs);
   const judgeLlmArgs = jsonArgs("--judge-llm-args", options.judgeLlmArgs);
+  const untilDecided = untilDecidedFromFlags(options);
   // The original τ-bench domains read their own data folder; the library applies their defaults.
   const tau1 = isTau1DomainName(options.domain);
   const dataDir = tau1 ? options.tau1DataDir : options.dataDir;
@@ -182,7 +230,10 @@ export function evaluationOptionsFromFlags(
     ...(options.numTasks !== undefined
       ? { numTasks: parseIntegerOption("--num-tasks", options.numTasks, 1) }
       : {}),
-    numTrials: parseIntegerOption("--num-trials", options.numTrials, 1),
+    // With --until-decided the rounds set the trials per task.
+    ...(untilDecided
+      ? { untilDecided }
+      : { numTrials: parseIntegerOption("--num-trials", options.numTrials, 1) }),
     ...optional(
       "seed",
       options.seed === undefined
@@ -229,6 +280,7 @@ export function evaluationOptionsFromFlags(
     retrievalConfigKwargs: options.retrievalConfigKwargs
       ? parseJsonObjectOption("--retrieval-config-kwargs", options.retrievalConfigKwargs)
       : null,
+    ...(options.policy === false ? { noPolicy: true } : {}),
     ...optional(
       "fewShotDisplaysPath",
       options.fewShotDisplaysPath === undefined ? undefined : resolve(options.fewShotDisplaysPath),
@@ -396,6 +448,10 @@ export function registerRunCommand(program: Command): void {
     )
     .option("--enforce-communication-protocol", "turn protocol violations into agent_error / user_error")
     .option(
+      "--no-policy",
+      "ablation (τ-bench Table 3): the agent gets no policy document; recorded in the results",
+    )
+    .option(
       "--retrieval-config <name>",
       "banking_knowledge: the agent's knowledge-base tools and policy (default alltools; offline: bm25, bm25_grep, grep_only, no_knowledge, full_kb, golden_retrieval)",
     )
@@ -403,6 +459,22 @@ export function registerRunCommand(program: Command): void {
       "--retrieval-config-kwargs <json>",
       'banking_knowledge: overrides such as {"top_k": 5, "grep_top_k": 10, "case_sensitive": false, "reranker_min_score": 5}',
     )
+    .option(
+      "--against <run>",
+      "with --until-decided: the baseline run (name, folder or file) to compare this run's pass^1 with",
+    )
+    .option(
+      "--until-decided",
+      "add trials in rounds until a sequential test decides the difference with --against (docs/statistics.md); sets the trials itself, --num-trials is ignored",
+    )
+    .option("--effect <d>", "with --until-decided: the difference in pass^1 to detect")
+    .option("--alpha <p>", "with --until-decided: two-sided significance level (default 0.05)")
+    .option("--power <p>", "with --until-decided: power against --effect (default 0.8)")
+    .option(
+      "--round-trials <n>",
+      "with --until-decided: trials per task each round adds (default a fifth of the planned trials)",
+    )
+    .option("--max-trials <n>", "with --until-decided: most trials per task the run may reach")
     .option(
       "--progress-interval <seconds>",
       "seconds between plain progress lines when not on a terminal",

@@ -16,6 +16,8 @@ export interface ViewWebOptions {
   port?: string;
   export?: string;
   dataDir?: string;
+  /** The original τ-bench data folder (default `TAU1_DATA_DIR` or its pulled cache). */
+  tau1DataDir?: string;
 }
 
 /** Runs the web viewer; resolves when it stops (Ctrl-C, or `signal`), or after an export. */
@@ -33,7 +35,7 @@ export async function viewWebCommand(
     // The viewer works without the data; only the DB differences need it.
     data = { missing: `no data folder, so no DB difference (${error.message.split(". ")[0]})` };
   }
-  const load = domainLoader(data);
+  const load = domainLoader(data, options.tau1DataDir);
   const catalog = new RunCatalog({
     targets,
     cwd: process.cwd(),

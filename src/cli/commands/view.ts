@@ -3,8 +3,10 @@
  * results JSON); with `--task ID [--trial N]`, that simulation's trajectory.
  */
 import type { Command } from "commander";
+import { renderRunFaultAudit } from "../../analysis/fault-report.ts";
 import { UsageError } from "../../core/errors.ts";
 import { parseIntegerOption } from "../options.ts";
+import { hallucinatedIds } from "../../metrics/hallucinated-ids.ts";
 import { loadRun } from "../../runner/run-file.ts";
 import { renderSummary, renderTrajectory } from "../summary.ts";
 import { isTau1DomainName } from "../../domains/tau1/index.ts";
@@ -34,9 +36,15 @@ export async function viewCommand(
   if (options.task === undefined) {
     if (options.trial !== undefined) throw new UsageError("--trial needs --task");
     write(`${run.path}\n`);
-    write(`${renderSummary(run)}\n`);
+    // Full simulations: the hallucinated-id counter reads their tool outputs.
+    const simulations = await run.full(run.simulations.map((_, index) => index));
+    const ids = hallucinatedIds(run.info.environment_info.domain_name, simulations);
+    write(`${renderSummary({ ...run, hallucinatedIds: ids })}\n`);
+    // The review's fault audit (a non-standard view) only after the standard numbers.
+    const audit = renderRunFaultAudit(run.path, simulations, run.info.num_trials);
     if (isTau1DomainName(run.info.environment_info.domain_name))
       write(`${tau1MetricsLines(run.simulations).join("\n")}\n`);
+    if (audit.length > 0) write(`${audit.join("\n")}\n`);
     return;
   }
   const trial = options.trial === undefined ? null : parseIntegerOption("--trial", options.trial, 0);

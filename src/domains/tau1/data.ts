@@ -7,7 +7,8 @@
  * sha256 midstates, a fork re-hashes only from its first changed entry.
  */
 import { createHash } from "node:crypto";
-import { compareCodePoints, type PyValue, pyRepr, pyStringRepr } from "../../core/py-json.ts";
+import { compareCodePoints, type PyValue, pyDumps, pyRepr, pyStringRepr } from "../../core/py-json.ts";
+import { type DbDiff, diffPlainValues } from "../../env/db-diff.ts";
 import { CowMap, HashSink, type HashedBytes, hashWithCheckpoints, lowerBound } from "../../env/db-state.ts";
 import { deepFreeze, isFrozenValue } from "../../env/model.ts";
 
@@ -231,6 +232,38 @@ export class Tau1Data {
   /** The straightforward full hash (reference for {@link hash}; used by tests). */
   hashFull(): string {
     return dataHashOf(new Map(this.collections));
+  }
+
+  /**
+   * Differences from this state to `other` (a fork of the same load), field
+   * by field; entries both still share with the load are skipped by identity.
+   */
+  diff(other: Tau1Data, limit = 500): DbDiff {
+    const out: DbDiff = { differences: [], truncated: false };
+    for (const name of this.names) {
+      const a = this.collection(name);
+      const b = other.collection(name);
+      for (const key of a.keys()) {
+        if (out.truncated) return out;
+        const left = a.get(key)!;
+        if (!b.has(key)) {
+          if (out.differences.length >= limit) out.truncated = true;
+          else out.differences.push({ path: [name, key], kind: "removed", before: pyDumps(left) });
+          continue;
+        }
+        const right = b.get(key)!;
+        if (left !== right) diffPlainValues([name, key], left, right, out, limit);
+      }
+      for (const key of b.keys()) {
+        if (a.has(key)) continue;
+        if (out.differences.length >= limit) {
+          out.truncated = true;
+          return out;
+        }
+        out.differences.push({ path: [name, key], kind: "added", after: pyDumps(b.get(key)!) });
+      }
+    }
+    return out;
   }
 
   /** The state as one plain Python value (`{name: dict}`), for tests and diffs. */
