@@ -20,6 +20,7 @@ import {
   ratioToTarget,
 } from "./harness.ts";
 import { runnerBench } from "./runner-throughput.ts";
+import { soakBench } from "./soak.ts";
 import { startupBench } from "./startup.ts";
 import { tau1Bench } from "./tau1.ts";
 import { telecomGeneratorBench } from "./telecom-generator.ts";
@@ -35,6 +36,7 @@ export const MODULES: readonly BenchModule[] = [
   telecomGeneratorBench,
   runnerBench,
   workersBench,
+  soakBench,
   viewerBench,
 ];
 

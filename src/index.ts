@@ -26,6 +26,9 @@ export type { ModelUse } from "./runner/run-clients.ts";
 // Reading results
 /** Opens a run: a checkpoint, a results file (ours or upstream's), a run folder or a run name. */
 export { loadRun } from "./runner/run-file.ts";
+/** What a run throws when another process writes it, or when a model endpoint fails the pre-flight. */
+export { RunLockedError } from "./runner/run-lock.ts";
+export { PreflightError } from "./runner/preflight.ts";
 /** A run as `loadRun` returns it. */
 export type { LoadedRun } from "./runner/run-file.ts";
 
@@ -187,4 +190,4 @@ export type { ToolSchema } from "./env/toolkit.ts";
 /** A number that is written as a Python float (`0.0`), as upstream records model arguments. */
 export { PyFloat } from "./core/py-json.ts";
 /** taubench's error base class, bad input (exit code 2), and failures outside the agent's control. */
-export { InfrastructureError, TauError, UsageError } from "./core/errors.ts";
+export { FileIoError, InfrastructureError, TauError, UsageError } from "./core/errors.ts";

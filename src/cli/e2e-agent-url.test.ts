@@ -53,6 +53,7 @@ describe.skipIf(!dataDir)("tau run --agent-url on airline (skipped: TAU_DATA_DIR
 
   const args = (saveTo: string) => [
     "run",
+    "--no-preflight",
     "--domain",
     "airline",
     "--task-ids",
@@ -94,7 +95,8 @@ describe.skipIf(!dataDir)("tau run --agent-url on airline (skipped: TAU_DATA_DIR
     );
     const path = join(cwd, "denied.json");
     const run = await runTau(args(path), { cwd, env });
-    expect(run.status).toBe(1);
+    // Nothing was evaluated: exit 4.
+    expect(run.status).toBe(4);
     expect(run.stderr).toMatch(/tau: agent at http:\/\/127\.0\.0\.1:\d+\/v1: HTTP 401 \(auth\)/);
     expect(run.stderr).toContain("Stopped the run");
     expect(run.stderr).toMatch(/resume with:\n\s+.*tau.* run .*--save-to/);

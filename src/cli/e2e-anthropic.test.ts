@@ -55,6 +55,7 @@ describe.skipIf(!dataDir)("tau run through the Anthropic endpoint (skipped: TAU_
     const run = await runTau(
       [
         "run",
+        "--no-preflight",
         "--domain",
         "airline",
         "--task-ids",

@@ -76,6 +76,7 @@ describe.skipIf(!hasData)(
 
     const args = (saveTo: string) => [
       "run",
+      "--no-preflight",
       "--domain",
       "tau1-retail",
       "--task-ids",

@@ -72,6 +72,7 @@ describe.skipIf(!dataDir)("tau run modes on telecom (skipped: TAU_DATA_DIR not s
     const run = await runTau(
       [
         "run",
+        "--no-preflight",
         "--domain",
         "telecom",
         "--agent",
@@ -100,6 +101,7 @@ describe.skipIf(!dataDir)("tau run modes on telecom (skipped: TAU_DATA_DIR not s
     const run = await runTau(
       [
         "run",
+        "--no-preflight",
         "--domain",
         "telecom",
         "--agent",
@@ -131,6 +133,7 @@ describe.skipIf(!dataDir)("tau run modes on telecom (skipped: TAU_DATA_DIR not s
       const run = await runTau(
         [
           "run",
+          "--no-preflight",
           "--domain",
           domain,
           "--agent",
@@ -171,6 +174,7 @@ describe.skipIf(!dataDir)("tau run modes on telecom (skipped: TAU_DATA_DIR not s
     const run = await runTau(
       [
         "run",
+        "--no-preflight",
         "--domain",
         "telecom",
         "--agent",
@@ -226,6 +230,7 @@ describe.skipIf(!dataDir)("tau run modes on telecom (skipped: TAU_DATA_DIR not s
     const run = await runTau(
       [
         "run",
+        "--no-preflight",
         "--domain",
         "telecom-workflow",
         "--agent",

@@ -5,7 +5,7 @@
  * one clear line (stack only with `--verbose`) and an exit code (2 for bad input).
  */
 import { Command, CommanderError } from "commander";
-import { TauError } from "../core/errors.ts";
+import { FileIoError, TauError } from "../core/errors.ts";
 import { hasSecrets, maskSecrets, registerSecretsFromEnv, registerUrlCredentials } from "../core/secrets.ts";
 import { packageVersion } from "../core/version.ts";
 import { registerCommands } from "./commands/index.ts";
@@ -49,7 +49,8 @@ export function reportError(error: unknown, verbose: boolean): number {
   if (verbose) {
     console.error(error);
   } else if (error instanceof TauError) {
-    console.error(`tau: ${error.message}${systemCauseDetail(error)}`);
+    // A file error already says what the system said, in words.
+    console.error(`tau: ${error.message}${error instanceof FileIoError ? "" : systemCauseDetail(error)}`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     console.error(`tau: unexpected error: ${message.split("\n")[0]} (run with --verbose for details)`);

@@ -62,6 +62,70 @@ export class InfrastructureError extends TauError {
   }
 }
 
+/** What a file-system error code means, in words a user can act on. */
+const IO_REASONS: Record<string, string> = {
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is used up",
+  EFBIG: "the file would grow past the size this process may write",
+  EROFS: "the file system is read-only",
+  EACCES: "permission denied",
+  EPERM: "the operation is not permitted here",
+  ENOENT: "no such file or folder (or the file system does not allow creating it)",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EISDIR: "it is a folder",
+  EIO: "an input/output error of the device",
+  EMFILE: "too many open files",
+};
+
+/** A file could not be read or written: names the file, the operation and the reason (and what to do next). */
+export class FileIoError extends TauError {
+  constructor(
+    readonly path: string,
+    readonly operation: string,
+    readonly code: string,
+    options: { cause?: unknown; hint?: string } = {},
+  ) {
+    const reason = `cannot ${operation} ${path}: ${IO_REASONS[code] ?? "a file-system error"} (${code})`;
+    super(options.hint ? `${reason}; ${options.hint}` : reason, {
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+      exitCode: 1,
+    });
+  }
+
+  /** The same failure with what to do next appended (the resume command, say). */
+  withHint(hint: string): FileIoError {
+    return new FileIoError(this.path, this.operation, this.code, { cause: this.cause, hint });
+  }
+}
+
+/** The errno code of a file-system error (`ENOSPC`, `EROFS`…), or null for anything else. */
+function ioCode(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : null;
+}
+
+/** Turns a file-system error from `run` into a {@link FileIoError} naming `path` and `operation`. */
+export function fileOperation<T>(path: string, operation: string, run: () => T): T {
+  let result: T;
+  try {
+    result = run();
+  } catch (error) {
+    throw asFileIoError(error, path, operation);
+  }
+  if (result instanceof Promise)
+    return result.catch((error: unknown) => {
+      throw asFileIoError(error, path, operation);
+    }) as T;
+  return result;
+}
+
+/** `error` as a {@link FileIoError} naming `path` and `operation` when it is a file-system error; else as is. */
+export function asFileIoError(error: unknown, path: string, operation: string): unknown {
+  if (error instanceof FileIoError) return error;
+  const code = ioCode(error);
+  return code === null ? error : new FileIoError(path, operation, code, { cause: error });
+}
+
 /** System error codes of a failed connection (as opposed to, say, a missing file). */
 const TRANSPORT_CODES = new Set([
   "ECONNRESET",

@@ -32,6 +32,8 @@ export interface DomainSettings {
 export interface Domain {
   /** Environment name as upstream registers it (`mock`, `retail`, `airline`, `telecom`, `telecom-workflow`, `banking_knowledge`). */
   readonly name: string;
+  /** The folder the domain's files are read from (a resume checks that they did not change). */
+  readonly dataFolder?: string;
   /** Whether the environment can be built in solo mode (mock, telecom). */
   readonly supportsSolo: boolean;
   /** Whether the simulated user has tools (mock, telecom, banking_knowledge). */

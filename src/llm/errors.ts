@@ -23,7 +23,7 @@ export type LlmErrorKind =
 const RETRYABLE_KINDS: ReadonlySet<LlmErrorKind> = new Set(["rate_limit", "server", "network", "timeout"]);
 
 /** Kinds that would fail every simulation the same way: they stop the run (see `InfrastructureError.stopsRun`). */
-const RUN_STOPPING_KINDS: ReadonlySet<LlmErrorKind> = new Set(["auth"]);
+const RUN_STOPPING_KINDS: ReadonlySet<LlmErrorKind> = new Set(["auth", "not_found", "quota"]);
 
 /** A provider call that failed (after retries, when retryable); an infrastructure error, never scored. */
 export class LlmError extends InfrastructureError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { kindForStatus, LlmError, parseRetryAfter } from "./errors.ts";
+import { kindForStatus, LlmError, type LlmErrorKind, parseRetryAfter } from "./errors.ts";
 import type { LlmEvent } from "./events.ts";
 import { DEFAULT_RETRY_POLICY, retryDelayMs, withRetry } from "./retry.ts";
 
@@ -43,6 +43,13 @@ describe("status classification", () => {
     expect(kindForStatus(400, "invalid tool schema")).toBe("bad_request");
     expect(new LlmError("x", { kind: "quota", model: "m" }).isRetryable).toBe(false);
     expect(new LlmError("x", { kind: "rate_limit", model: "m" }).isRetryable).toBe(true);
+  });
+
+  it("stops the run on what would fail every simulation alike: rejected key, unknown model, no quota", () => {
+    const stops = (kind: LlmErrorKind) => new LlmError("x", { kind, model: "m" }).stopsRun;
+    const kinds: LlmErrorKind[] = ["auth", "not_found", "quota", "bad_request", "context_overflow", "server"];
+    // One conversation's 400 (flagged content, say) or overflow is that simulation's, not the run's.
+    expect(kinds.map(stops)).toEqual([true, true, true, false, false, false]);
   });
 });
 

@@ -1,8 +1,16 @@
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FileFormatError } from "../core/errors.ts";
+import { FileFormatError, FileIoError } from "../core/errors.ts";
 import { PyFloat } from "../core/py-json.ts";
 import { serializeResults } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
@@ -121,6 +129,20 @@ describe("CheckpointWriter", () => {
     expect(back).toMatchObject(record.simulation);
     expect(formatCheckpointLine({ kind: "simulation", version: 2, simulation: back! })).toBe(line);
   });
+
+  it.skipIf(!existsSync("/dev/full"))(
+    "a full disk is one line naming the file and the operation (ENOSPC)",
+    async () => {
+      // /dev/full takes every write with ENOSPC, as a full disk does.
+      const path = join(tempDir(), "results.jsonl");
+      symlinkSync("/dev/full", path);
+      const writer = await CheckpointWriter.open(path);
+      const append = writer.append({ ...simulationRecord(0, "a", 7, 1), version: CHECKPOINT_VERSION });
+      await expect(append).rejects.toBeInstanceOf(FileIoError);
+      await expect(append).rejects.toThrow(`cannot append to ${path}: no space left on the device (ENOSPC)`);
+      await writer.close();
+    },
+  );
 
   it("writes the trailer after each batch of appends, in the same write; none when it has nothing new", async () => {
     const path = join(tempDir(), "run.jsonl");

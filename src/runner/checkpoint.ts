@@ -23,7 +23,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { FileFormatError, formatIssuePath } from "../core/errors.ts";
+import { asFileIoError, FileFormatError, fileOperation, formatIssuePath } from "../core/errors.ts";
 import { parsePyJson, pyDumps } from "../core/py-json.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import { simulationToPy } from "../core/results.ts";
@@ -258,9 +258,9 @@ export class CheckpointWriter {
   /** Opens (creating) the file for appending, first cutting any torn tail. */
   static async open(path: string): Promise<CheckpointWriter> {
     const isNew = !existsSync(path);
-    repairTornTail(path);
+    fileOperation(path, "repair the torn last line of", () => repairTornTail(path));
     const writer = new CheckpointWriter(path);
-    writer.handle = await open(path, "a");
+    writer.handle = await fileOperation(path, "open for appending", () => open(path, "a"));
     if (isNew) {
       // Make the new file's directory entry durable too, not only its contents.
       const directory = await open(dirname(path), "r");
@@ -305,7 +305,8 @@ export class CheckpointWriter {
         await this.handle.datasync();
         for (const item of batch) item.resolve();
       } catch (error) {
-        for (const item of batch) item.reject(error);
+        const failure = asFileIoError(error, this.path, "append to");
+        for (const item of batch) item.reject(failure);
       }
     }
     this.flushing = null;

@@ -31,7 +31,8 @@ import {
 } from "./plan.ts";
 import { executePlan, type RunDependencies, type RunOutcome } from "./run.ts";
 import { createRetrievalServices } from "./retrieval-services.ts";
-import type { LlmFactory, ModelUse } from "./run-clients.ts";
+import { preflightEndpoints } from "./preflight.ts";
+import type { LlmFactory, ModelUse, SimulationClients } from "./run-clients.ts";
 import { checkpointPathFor } from "./checkpoint.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
 import { type LoadedRun, loadRun } from "./run-file.ts";
@@ -136,6 +137,18 @@ export interface EvaluationOptions {
   writeResultsJson?: boolean;
   /** Runs the units in other processes (local workers, a queue); default this process. */
   executor?: ExecutorFactory;
+  /**
+   * Resume a run although what its participants are sent changed (data files, policy, agent
+   * instructions, task definitions); recorded in `info.taubench.allowed_changes`. Default false:
+   * such a resume is refused with one line per difference.
+   */
+  allowChanged?: boolean;
+  /**
+   * Before the first simulation, call each distinct model endpoint once and stop with one line
+   * when one cannot serve the run (dead, rejected key, unknown model, refused arguments). Default
+   * false here (a test double need not answer it); `tau run` does it unless `--no-preflight`.
+   */
+  preflight?: boolean;
   /** `tau1-*` few-shot agent: the example dialogues (default: the data folder's file for the domain). */
   fewShotDisplaysPath?: string;
   /** `tau1-*` `human` user: where its lines are shown and typed. */
@@ -255,6 +268,7 @@ export function runConfigFor(options: EvaluationOptions, dataDir: string): RunCo
     ...(options.noPolicy ? { noPolicy: true } : {}),
     resultsPath: "",
     writeResultsJson: options.writeResultsJson,
+    ...(options.allowChanged ? { allowChanged: true } : {}),
     ...(options.fewShotDisplaysPath ? { fewShotDisplaysPath: options.fewShotDisplaysPath } : {}),
   };
 }
@@ -307,6 +321,17 @@ function runDependencies(options: EvaluationOptions): RunDependencies {
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.executor ? { executor: options.executor } : {}),
+    ...(options.preflight
+      ? {
+          beforeFirstSimulation: (planned: RunPlan, clients: SimulationClients) =>
+            preflightEndpoints(
+              planned,
+              clients,
+              (message) => safeListener(options.onEvent)({ type: "note", message }),
+              options.signal,
+            ),
+        }
+      : {}),
     ...(options.humanUser ? { humanUser: options.humanUser } : {}),
   };
 }

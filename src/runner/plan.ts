@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { UsageError } from "../core/errors.ts";
+import { DataDirError, UsageError } from "../core/errors.ts";
 import { PyFloat, pyDumps } from "../core/py-json.ts";
 import { Info } from "../core/results.ts";
 import { sourceGitCommit, taubenchStamp } from "../core/results-file.ts";
@@ -26,6 +26,7 @@ import type { RunFingerprint } from "./checkpoint.ts";
 import { isModulePath, loadAgentModule, loadUserModule, type ModuleSource } from "./participant-module.ts";
 import { type RunPrompts, runPrompts, tau1RunPrompts } from "./prompts.ts";
 import { tasksNeedJudge } from "./regrade.ts";
+import { dataFileHashes } from "./sent-hashes.ts";
 import { trialSeeds } from "./seeds.ts";
 import { selectTasks } from "./task-selection.ts";
 import { tau1AgentStrategy, tau1Definitions, tau1Stamp, tau1UserStrategy } from "./tau1-run.ts";
@@ -97,6 +98,12 @@ export interface RunConfig {
   enforceCommunicationProtocol: boolean;
   /** The results JSON path; the checkpoint is the same path with `.jsonl`. */
   resultsPath: string;
+  /**
+   * Resume although what the participants are sent changed (data files, policy, agent instructions,
+   * task definitions; `--allow-changed`): the differences are noted and recorded in
+   * `info.taubench.allowed_changes` instead of refusing the resume.
+   */
+  allowChanged?: boolean | undefined;
   /** The command line that resumes this run (printed on Ctrl-C, stored in the checkpoint). */
   resumeCommand?: string | undefined;
   /** Write the results JSON when the batch ends (default true; `tau export` can do it later). */
@@ -184,9 +191,7 @@ function promptHashes(
   let guidelines: string | null = null;
   // The original τ-bench's users have no guideline files (info.taubench.tau1 records their texts).
   if (userUsesLlm && !isTau1Domain(domain)) {
-    const template = domain.makeEnvironment({ soloMode });
-    const files = [...new Set(tasks.map((task) => guidelinesFileFor(userToolsFor(domain, template, task))))];
-    const texts = files.sort().map((file) => readGuidelinesText(dataDir, file));
+    const texts = guidelineFiles(domain, tasks, soloMode).map((file) => readGuidelinesText(dataDir, file));
     guidelines = texts.includes(null) ? null : texts.join("\n");
   }
   return {
@@ -194,6 +199,27 @@ function promptHashes(
     policy: sha256(noPolicy ? "" : domain.policy({ soloMode })),
     user_guidelines: guidelines === null ? null : sha256(guidelines),
   };
+}
+
+/** The user-simulator guideline files the tasks get (one for tasks with user tools, one without), in name order. */
+function guidelineFiles(domain: Domain, tasks: readonly Task[], soloMode: boolean): string[] {
+  const template = domain.makeEnvironment({ soloMode });
+  return [...new Set(tasks.map((task) => guidelinesFileFor(userToolsFor(domain, template, task))))].sort();
+}
+
+/** Pre-flight: the guideline files a user that reads them needs exist (found now, not inside every simulation). */
+function checkGuidelineFiles(
+  config: RunConfig,
+  plan: Pick<RunPlan, "domain" | "user" | "tasks" | "soloMode">,
+) {
+  if (!plan.user.readsGuidelines) return;
+  for (const file of guidelineFiles(plan.domain, plan.tasks, plan.soloMode)) {
+    const path = join(config.dataDir, "user_simulator", file);
+    if (!existsSync(path))
+      throw new DataDirError(
+        `user '${plan.user.name}' needs ${path} for these tasks, and it is missing; run \`tau data pull\` or check --data-dir / TAU_DATA_DIR`,
+      );
+  }
 }
 
 /** The participants and the domain a fingerprint is computed over. */
@@ -426,6 +452,7 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
   });
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
+  checkGuidelineFiles(config, { domain, user, tasks, soloMode });
   const seeds = trialSeeds(config.seed, config.numTrials);
   const tau1Record = isTau1Domain(domain)
     ? tau1Stamp(
@@ -488,6 +515,7 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
       ),
       prompts: prompts.wording,
       prompts_sha256: prompts.sha256,
+      data_hashes: dataFileHashes(config.dataDir, domain.dataFolder),
       ...participantStamp("agent", agentParticipant),
       ...participantStamp("user", userParticipant),
       ...(config.noPolicy ? { no_policy: true } : {}),

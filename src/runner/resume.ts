@@ -16,6 +16,7 @@ import { CHECKPOINT_VERSION, checkpointPathFor, type RunRecord, type SessionReco
 import { loadCheckpointState } from "./checkpoint-state.ts";
 import { type ImportSummary, importResultsFile } from "./import-results.ts";
 import { fingerprintDifferences, type RunPlan } from "./plan.ts";
+import { type AllowedChange, type SentStamp, sentDifferences } from "./sent-hashes.ts";
 import { trialSeeds } from "./seeds.ts";
 
 /** The state a run starts from. */
@@ -35,9 +36,9 @@ export interface ResumeState {
   tasks: Task[];
   /** The run's trial count (a resume may ask for fewer than the run has). */
   numTrials: number;
+  /** Every resume that continued although what is sent changed (`allowChanged`), this one last. */
+  allowedChanges: AllowedChange[];
 }
-
-const taskText = (task: Task) => pyDumps(task, { sortKeys: true });
 
 /** Whether a results file (upstream's monolithic file, or either half of its dir layout) is at `path`. */
 function resultsFileExists(path: string): boolean {
@@ -79,6 +80,7 @@ export async function openResumeState(plan: RunPlan, log: (line: string) => void
     finished: new Map(),
     tasks: plan.tasks,
     numTrials: config.numTrials,
+    allowedChanges: [],
   };
   if (!existsSync(checkpointPath)) return state;
 
@@ -94,15 +96,31 @@ export async function openResumeState(plan: RunPlan, log: (line: string) => void
       throw new UsageError(
         `${checkpointPath} belongs to a run with different settings (${differences.join("; ")}); use another --save-to to start a new run`,
       );
-    for (const task of plan.tasks) {
-      const storedTask = stored.tasks.get(task.id);
-      if (storedTask && taskText(storedTask) !== taskText(task))
-        throw new UsageError(
-          `Task '${task.id}' changed since the run in ${checkpointPath} started; use another --save-to to start a new run`,
-        );
+    const storedStamp = previous.info.taubench as SentStamp | undefined;
+    state.allowedChanges = [...(storedStamp?.allowed_changes ?? [])];
+    const changed = sentDifferences(
+      storedStamp,
+      plan.info.taubench as SentStamp | undefined,
+      stored.tasks,
+      plan.tasks,
+    );
+    if (changed.length > 0 && !config.allowChanged)
+      throw new UsageError(
+        [
+          `${checkpointPath}: what the participants are sent changed since this run started:`,
+          ...changed.map((line) => `  - ${line}`),
+          "Use another --save-to to start a new run, or pass --allow-changed to continue this one anyway (recorded in the results).",
+        ].join("\n"),
+      );
+    let tasks = stored.tasks;
+    if (changed.length > 0) {
+      for (const line of changed) log(`note: continuing although ${line} (--allow-changed)`);
+      state.allowedChanges.push({ at: nowIso(), differences: changed });
+      // The simulations to come get today's definitions; the ones already run keep their grades.
+      tasks = new Map(stored.tasks);
+      for (const task of plan.tasks) if (tasks.has(task.id)) tasks.set(task.id, task);
     }
-    const known = new Set(stored.tasks.keys());
-    state.tasks = [...stored.tasks.values(), ...plan.tasks.filter((task) => !known.has(task.id))];
+    state.tasks = [...tasks.values(), ...plan.tasks.filter((task) => !tasks.has(task.id))];
     state.numTrials = Math.max(previous.num_trials, config.numTrials);
   }
   for (const [key, simulation] of stored.simulations) {
@@ -124,7 +142,15 @@ export function describeRun(plan: RunPlan, state: ResumeState): { info: Info; re
   const info: Info = {
     ...plan.info,
     num_trials: state.numTrials,
-    ...(plan.info.taubench ? { taubench: { ...plan.info.taubench, trial_seeds: seeds } } : {}),
+    ...(plan.info.taubench
+      ? {
+          taubench: {
+            ...plan.info.taubench,
+            trial_seeds: seeds,
+            ...(state.allowedChanges.length > 0 ? { allowed_changes: state.allowedChanges } : {}),
+          },
+        }
+      : {}),
   };
   const record: RunRecord = {
     kind: "run",
@@ -154,6 +180,8 @@ export function runRecordChanged(previous: RunRecord | null, record: RunRecord):
     previous.num_trials !== record.num_trials ||
     previous.tasks.length !== record.tasks.length ||
     previous.resume_command !== record.resume_command ||
+    pyDumps(previous.info.taubench?.allowed_changes ?? null) !==
+      pyDumps(record.info.taubench?.allowed_changes ?? null) ||
     (untilDecidedText(record) !== "null" && untilDecidedText(record) !== untilDecidedText(previous))
   );
 }

@@ -118,6 +118,23 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(state.simulations.size).toBe(30);
   });
 
+  it("one writer per run: a second run on the same results path is refused while the first goes on", async () => {
+    const run = config({ numTrials: 20 });
+    const first = executeRun(run, offline);
+    // The second start happens while the first is still running (its lock is taken synchronously).
+    await expect(executeRun(run, offline)).rejects.toThrow(
+      /is being written by another tau run \(pid \d+ on this host/,
+    );
+    const done = await first;
+    expect(done.ranNow).toBe(200);
+    const state = await loadCheckpointState(`${run.resultsPath}l`);
+    expect(state.duplicates).toBe(0);
+    expect(state.simulations.size).toBe(200);
+    // Released at the end: the next invocation resumes normally.
+    expect((await executeRun(run, offline)).ranNow).toBe(0);
+    expect(existsSync(`${run.resultsPath}l.lock`)).toBe(false);
+  });
+
   it("refuses to resume with settings that change what a simulation means", async () => {
     const run = config({ taskIds: ["create_task_1"] });
     await executeRun(run, offline);
@@ -128,6 +145,85 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     // Concurrency and retry settings do not matter.
     const ok = await executeRun({ ...run, maxConcurrency: 1, maxRetries: 0 }, offline);
     expect(ok.ranNow).toBe(0);
+  });
+
+  it("refuses to resume when what the participants are sent changed, one line per difference; allowChanged continues and records it", async () => {
+    const copy = (name: string) => {
+      const dir = join(mkdtempSync(join(tmpdir(), `tau-sent-${name}-`)), "data");
+      cpSync(dataDir!, dir, {
+        recursive: true,
+        filter: (path) => !/domains[/\\](?!mock)/.test(path),
+      });
+      return dir;
+    };
+    const before = copy("before");
+    const run = config({ dataDir: before, taskIds: ["create_task_1", "update_task_1"] });
+    await executeRun({ ...run, taskIds: ["create_task_1"] }, offline);
+    // Another data folder where the policy, the DB, a guideline file and one task differ.
+    const after = copy("after");
+    const mock = join(after, "domains", "mock");
+    writeFileSync(join(mock, "policy.md"), `${readFileSync(join(mock, "policy.md"), "utf8")}\nBe brief.\n`);
+    writeFileSync(
+      join(mock, "db.json"),
+      readFileSync(join(mock, "db.json"), "utf8").replace("user_1", "user_01"),
+    );
+    writeFileSync(join(after, "user_simulator", "simulation_guidelines.md"), "Say hello.\n");
+    const tasks = JSON.parse(readFileSync(join(mock, "tasks.json"), "utf8")) as { description: object }[];
+    tasks[0]!.description = { purpose: "edited" };
+    writeFileSync(join(mock, "tasks.json"), JSON.stringify(tasks));
+    const changed = { ...run, dataDir: after };
+    const refusal = await executeRun(changed, offline).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(UsageError);
+    const lines = (refusal as Error).message.split("\n");
+    expect(lines[0]).toMatch(
+      /results\.jsonl: what the participants are sent changed since this run started:$/,
+    );
+    expect(lines.slice(1, -1)).toEqual([
+      expect.stringMatching(/^ {2}- the policy changed \(sha256 [0-9a-f]{12}… → [0-9a-f]{12}…\)$/),
+      expect.stringMatching(/^ {2}- data file domains\/mock\/db\.json changed/),
+      expect.stringMatching(/^ {2}- data file domains\/mock\/policy\.md changed/),
+      expect.stringMatching(/^ {2}- data file domains\/mock\/tasks\.json changed/),
+      expect.stringMatching(/^ {2}- data file user_simulator\/simulation_guidelines\.md changed/),
+      "  - task 'create_task_1' changed",
+    ]);
+    expect(lines.at(-1)).toContain("--allow-changed");
+    // The unchanged folder still resumes quietly.
+    expect((await executeRun({ ...run, dataDir: before, taskIds: ["create_task_1"] }, offline)).ranNow).toBe(
+      0,
+    );
+
+    const notes: string[] = [];
+    const onEvent = (event: RunEvent) => {
+      if (event.type === "note") notes.push(event.message);
+    };
+    const allowed = await executeRun({ ...changed, allowChanged: true }, { ...offline, onEvent });
+    expect(allowed.ranNow).toBe(1);
+    expect(notes).toContain("note: continuing although task 'create_task_1' changed (--allow-changed)");
+    const recorded = readResultsFile(run.resultsPath).info.taubench as Record<string, unknown>;
+    expect(recorded.allowed_changes).toEqual([
+      {
+        at: expect.stringMatching(TIMESTAMP_PATTERN),
+        differences: expect.arrayContaining(["task 'create_task_1' changed"]),
+      },
+    ]);
+    expect((recorded.data_hashes as Record<string, string>)["domains/mock/policy.md"]).toMatch(
+      /^[0-9a-f]{64}$/,
+    );
+    // Now the run is of the new data: resuming with it again is quiet.
+    expect((await executeRun(changed, offline)).ranNow).toBe(0);
+  });
+
+  it("a run folder that cannot be made is one line naming it, the operation and what to do next", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "tau-io-"));
+    writeFileSync(join(parent, "file"), "not a folder");
+    const resultsPath = join(parent, "file", "run", "results.json");
+    const run = config({ resultsPath, resumeCommand: "tau run --save-to x" });
+    await expect(executeRun(run, offline)).rejects.toThrow(
+      `cannot create the run folder ${join(parent, "file", "run")}: a part of the path is a file, not a folder (ENOTDIR); nothing of the run was written; once the folder can be written, run: tau run --save-to x`,
+    );
   });
 
   it("an exception in an agent's own code is that agent's failure: agent_error, scored 0, in pass^k, not re-run", async () => {

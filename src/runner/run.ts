@@ -6,8 +6,9 @@
  * {@link RunEvent}s; nothing here prints.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { FileIoError, fileOperation } from "../core/errors.ts";
 import type { Info } from "../core/results.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { pyDumps } from "../core/py-json.ts";
@@ -15,7 +16,7 @@ import type { Task } from "../core/task.ts";
 import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
 import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
 import { planUnits, runBatch } from "./batch.ts";
-import { CHECKPOINT_VERSION, CheckpointWriter, type RunRecord } from "./checkpoint.ts";
+import { CHECKPOINT_VERSION, CheckpointWriter, checkpointPathFor, type RunRecord } from "./checkpoint.ts";
 import { keepWinner, slimSimulation } from "./checkpoint-state.ts";
 import { type RunEventListener, safeListener } from "./events.ts";
 import { exportResults } from "./export.ts";
@@ -24,6 +25,7 @@ import { runUsageToPy, sumRunUsage } from "./llm-usage.ts";
 import { planRun, type RunConfig, type RunPlan } from "./plan.ts";
 import { clientEndpoints, createRunClients, type LlmFactory, type SimulationClients } from "./run-clients.ts";
 import { describeRun, openResumeState, runRecordChanged } from "./resume.ts";
+import { RunLock } from "./run-lock.ts";
 import { SimulationRunner } from "./simulation-runner.ts";
 import type { ExecutorFactory, UnitExecutor } from "./unit-executor.ts";
 import { exportTau1Results } from "./tau1-results.ts";
@@ -101,6 +103,31 @@ export async function executeRun(config: RunConfig, deps: RunDependencies): Prom
 
 /** Runs (or resumes) a planned run: {@link executeRun} after {@link planRun}. */
 export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise<RunOutcome> {
+  // One writer per run (`tau run` and the library's runEvaluation both come here): the lock is taken
+  // before anything of the run is read for resuming (when its folder exists) or written, and given
+  // back however the run ends.
+  const note = (message: string) => safeListener(deps.onEvent)({ type: "note", message });
+  const lock = new RunLock(checkpointPathFor(plan.config.resultsPath), note);
+  try {
+    if (existsSync(dirname(plan.config.resultsPath))) lock.acquire();
+    return await executeLockedPlan(plan, deps, lock);
+  } catch (error) {
+    throw error instanceof FileIoError ? error.withHint(afterIoFailure(plan.config)) : error;
+  } finally {
+    lock.release();
+  }
+}
+
+/** What a file-system failure leaves behind and how to go on (the run's resume command). */
+function afterIoFailure(config: RunConfig): string {
+  const checkpointPath = checkpointPathFor(config.resultsPath);
+  const again = config.resumeCommand ?? "the same command";
+  return existsSync(checkpointPath)
+    ? `the simulations already in ${checkpointPath} are kept; once it can be written again, resume with: ${again}`
+    : `nothing of the run was written; once the folder can be written, run: ${again}`;
+}
+
+async function executeLockedPlan(plan: RunPlan, deps: RunDependencies, lock: RunLock): Promise<RunOutcome> {
   const { config } = plan;
   const emit = safeListener(deps.onEvent);
   const note = (message: string) => emit({ type: "note", message });
@@ -148,9 +175,11 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
 
   if (plan.prompts.note && (plan.agent.needsLlm || plan.user.needsLlm)) note(plan.prompts.note);
   note(`Run ${config.resultsPath}`);
+  const folder = dirname(config.resultsPath);
   let writer: CheckpointWriter | null = null;
   try {
-    mkdirSync(dirname(config.resultsPath), { recursive: true });
+    fileOperation(folder, "create the run folder", () => mkdirSync(folder, { recursive: true }));
+    lock.acquire();
     const checkpoint = await CheckpointWriter.open(checkpointPath);
     writer = checkpoint;
     if (runRecordChanged(resume.previous, record) || endpointsChanged) await checkpoint.append(record);
@@ -210,11 +239,13 @@ export async function executePlan(plan: RunPlan, deps: RunDependencies): Promise
     const outcomeInfo: Info = info.taubench
       ? { ...info, taubench: { ...info.taubench, llm_usage: runUsageToPy(runUsage) } }
       : info;
-    if (config.writeResultsJson ?? true) {
-      // The original τ-bench domains export τ-bench's own results format (a list of EnvRunResult).
-      if (isTau1Domain(plan.domain)) await exportTau1Results(checkpointPath, config.resultsPath, plan.domain);
-      else await exportResults(checkpointPath, config.resultsPath);
-    }
+    if (config.writeResultsJson ?? true)
+      await fileOperation(config.resultsPath, "write", () =>
+        // The original τ-bench domains export τ-bench's own results format (a list of EnvRunResult).
+        isTau1Domain(plan.domain)
+          ? exportTau1Results(checkpointPath, config.resultsPath, plan.domain)
+          : exportResults(checkpointPath, config.resultsPath),
+      );
     return {
       resultsPath: config.resultsPath,
       checkpointPath,

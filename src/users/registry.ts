@@ -44,6 +44,11 @@ export interface UserDefinition<Options = Record<string, unknown>> {
   description: string;
   /** Whether the runner builds the `--user-llm` client for it. */
   needsLlm: boolean;
+  /**
+   * Reads the data folder's user-simulator guideline file for each task (the one for tasks with
+   * user tools or the one without): a run checks the files its tasks need exist before it starts.
+   */
+  readsGuidelines?: boolean;
   /** Only valid together with a solo agent (upstream `build_user` asserts this for `dummy_user`). */
   requiresSoloAgent?: boolean;
   /** Whether its model prompts are upstream's texts when the data folder has them. */
@@ -59,6 +64,7 @@ const definitions: UserDefinition[] = [
     description: "LLM customer following the task's scenario and upstream's guidelines",
     needsLlm: true,
     speaksUpstreamTexts: true,
+    readsGuidelines: true,
     create: (ctx) => {
       if (!ctx.llm)
         throw new UsageError("User 'user_simulator' needs a model: pass --user-llm provider/model");

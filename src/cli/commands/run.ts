@@ -26,6 +26,7 @@ import { tau1MetricsLines } from "../../runner/tau1-results.ts";
 import { TAU1_DEFAULTS } from "../../runner/tau1-run.ts";
 import type { HumanIo } from "../../users/tau1-users.ts";
 import { urlAgentFromFlags } from "../agent-flags.ts";
+import { runExitCode } from "../exit-codes.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 import {
   DEFAULT_LLM,
@@ -86,6 +87,9 @@ export interface RunCommandOptions {
   progressInterval: string;
   retrievalConfig?: string;
   retrievalConfigKwargs?: string;
+  allowChanged?: boolean;
+  /** False with `--no-preflight`. */
+  preflight?: boolean;
   /** `--against RUN --until-decided`: the sequential comparison with a baseline. */
   against?: string;
   untilDecided?: boolean;
@@ -253,6 +257,8 @@ export function evaluationOptionsFromFlags(
         ? null
         : parseNumberOption("--timeout", options.timeout, { positive: true }) * 1000,
     ...(options.saveTo !== undefined ? { saveTo: options.saveTo } : {}),
+    ...(options.allowChanged ? { allowChanged: true } : {}),
+    preflight: options.preflight !== false,
     ...(io.cwd ? { cwd: io.cwd } : {}),
     ...optional("agent", urlAgent ?? options.agent),
     ...optional("user", user),
@@ -302,7 +308,7 @@ function rolesFor(uses: readonly ModelUse[], judgeFlag: string): ModelRole[] {
   return roles;
 }
 
-/** Runs `tau run` and returns the exit code (0; 1 when an error stopped the run; 130 after Ctrl-C). */
+/** Runs `tau run` and returns the exit code (see {@link runExitCode}: 0, 3, 4 or 130). */
 export async function runCommand(options: RunCommandOptions, io: RunCommandIo): Promise<number> {
   const evaluation = evaluationOptionsFromFlags(options, io);
   const progressIntervalMs = parseNumberOption("--progress-interval", options.progressInterval) * 1000;
@@ -343,15 +349,18 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
     io.stderr(
       `Stopped the run: this error would repeat for every simulation. ${result.ranNow} simulation(s) finished in this session are saved. Fix the cause, then resume with:\n  ${result.resumeCommand}`,
     );
-    return 1;
-  }
-  if (result.interrupted) {
+  } else if (result.interrupted) {
     io.stderr(
       `Interrupted: ${result.ranNow} simulation(s) finished in this session are saved. Resume with:\n  ${result.resumeCommand}`,
     );
-    return 130;
+  } else {
+    const infra = result.simulations.filter((s) => s.termination_reason === "infrastructure_error").length;
+    if (infra > 0)
+      io.stderr(
+        `${infra} of ${result.simulations.length} simulation(s) ended in an infrastructure error and are not evaluated (left out of pass^k); resume to re-run them:\n  ${result.resumeCommand}`,
+      );
   }
-  return 0;
+  return runExitCode(result);
 }
 
 /**
@@ -449,6 +458,14 @@ export function registerRunCommand(program: Command): void {
     .option("--price-table <file>", "JSON price table for cost accounting")
     .option("--solo", "solo mode (normally inferred from the agent)")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
+    .option(
+      "--no-preflight",
+      "skip the check that each model endpoint answers (one short call each) before the first simulation",
+    )
+    .option(
+      "--allow-changed",
+      "resume although the data files, policy, agent instructions or tasks changed since the run started (recorded in the results)",
+    )
     .option(
       "--tau1-data-dir <dir>",
       "original τ-bench data folder, for tau1-* domains (default: TAU1_DATA_DIR or the pulled cache)",

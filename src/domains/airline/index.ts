@@ -23,6 +23,7 @@ function load(dataDir: string): Domain {
   const tools = withUpstreamToolTexts(airlineTools, texts, "airline");
   return {
     name: "airline",
+    dataFolder: dir,
     supportsSolo: false,
     hasUserTools: false,
     makeEnvironment: (options = {}) => {

@@ -139,6 +139,7 @@ function configured(
   const className = toolkitClass(variant);
   const domain: Domain = {
     name: NAME,
+    dataFolder: shared.dir,
     supportsSolo: false,
     hasUserTools: true,
     settings: { retrievalConfig: variant.name, retrievalConfigKwargs: kwargs },

@@ -203,6 +203,7 @@ function load(dataDir: string): Domain {
   const wordedUserTools = withUpstreamToolTexts(userTools, texts, "mock");
   return {
     name: "mock",
+    dataFolder: dir,
     supportsSolo: true,
     hasUserTools: true,
     makeEnvironment: (options = {}) =>

@@ -38,6 +38,7 @@ function load(dataDir: string): Domain {
   const tools = withUpstreamToolTexts(retailTools, texts, "retail");
   return {
     name: "retail",
+    dataFolder: dir,
     supportsSolo: false,
     hasUserTools: false,
     makeEnvironment: (options = {}) => {

@@ -49,6 +49,7 @@ interface TelecomData {
   texts: UpstreamTexts | null;
   agentTools: readonly ToolDef<AgentToolsState>[];
   userTools: readonly ToolDef<UserToolsState>[];
+  dir: string;
 }
 
 const shared = new Map<string, TelecomData>();
@@ -66,6 +67,7 @@ function telecomData(dataDir: string): TelecomData {
       db: readDb<TelecomRoot>(join(dir, "db.toml"), TelecomDb),
       userDb: readDb<TelecomUserRoot>(join(dir, "user_db.toml"), TelecomUserDb),
       files: domainFiles(dir),
+      dir,
     };
     shared.set(dataDir, data);
   }
@@ -80,6 +82,7 @@ function loadVariant(name: string, kind: TelecomPolicyKind, dataDir: string): Do
   };
   return {
     name,
+    dataFolder: data.dir,
     supportsSolo: true,
     hasUserTools: true,
     makeEnvironment: (options = {}) =>

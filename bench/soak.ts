@@ -1,0 +1,205 @@
+/**
+ * Soak: 10,000 simulations of mock at concurrency 500 through the real runner
+ * and the real provider client, against the fake provider (a child process on
+ * 127.0.0.1). Every 2.5% of the run the measuring process samples its heap
+ * (after a full collection), RSS, open file descriptors and process listeners;
+ * between the warm-up (the first 20%) and the drain (the last 500, with fewer
+ * in flight) each must be flat: the heap may grow only by
+ * the slim record each finished simulation keeps for the summary, descriptors
+ * and listeners not at all. Reports the slopes (least squares over the samples).
+ * Alone: `node --expose-gc --import tsx bench/soak.ts [--quick]`.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { providerKey } from "../src/llm/index.ts";
+import { executeRun } from "../src/runner/run.ts";
+import { offlineRunConfig } from "../src/testing/run-config.ts";
+import { type BenchContext, type BenchModule, type BenchResult, heapUsedBytes } from "./harness.ts";
+import { httpTransport, KEPT_PER_SIMULATION_TARGET } from "./runner-throughput.ts";
+
+interface Sample {
+  done: number;
+  heapBytes: number;
+  rssBytes: number;
+  fds: number;
+  listeners: number;
+}
+
+interface SoakResult {
+  simulations: number;
+  concurrency: number;
+  wallMs: number;
+  infrastructureErrors: number;
+  samples: Sample[];
+}
+
+const openFds = () => readdirSync("/proc/self/fd").length;
+const processListeners = () =>
+  process.eventNames().reduce((sum, name) => sum + process.listenerCount(name), 0);
+
+/** Least-squares slope of y over x. */
+function slope(points: readonly [number, number][]): number {
+  const n = points.length;
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+async function soak(dataDir: string, simulations: number, concurrency: number): Promise<SoakResult> {
+  const transport = await httpTransport(20);
+  const folder = mkdtempSync(join(tmpdir(), "tau-bench-soak-"));
+  const taskIds = ["create_task_1", "update_task_1", "impossible_task_1"];
+  const trials = Math.max(1, Math.round(simulations / taskIds.length));
+  const total = trials * taskIds.length;
+  const every = Math.max(1, Math.floor(total / 40));
+  const samples: Sample[] = [];
+  let done = 0;
+  const sample = () =>
+    samples.push({
+      done,
+      heapBytes: heapUsedBytes(),
+      rssBytes: process.memoryUsage.rss(),
+      fds: openFds(),
+      listeners: processListeners(),
+    });
+  try {
+    sample();
+    const started = performance.now();
+    const outcome = await executeRun(
+      offlineRunConfig(dataDir, {
+        taskIds,
+        numTrials: trials,
+        maxConcurrency: concurrency,
+        agent: "llm_agent",
+        user: "user_simulator",
+        resultsPath: join(folder, "results.json"),
+        writeResultsJson: false,
+      }),
+      {
+        createLlm: transport.createLlm,
+        providerKey,
+        onEvent: (event) => {
+          if (event.type !== "simulation_finished") return;
+          done++;
+          if (done % every === 0) sample();
+        },
+      },
+    );
+    const wallMs = performance.now() - started;
+    return {
+      simulations: outcome.simulations.length,
+      concurrency,
+      wallMs,
+      infrastructureErrors: outcome.simulations.filter((s) => s.termination_reason === "infrastructure_error")
+        .length,
+      samples,
+    };
+  } finally {
+    await transport.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+function rows(result: SoakResult): BenchResult[] {
+  const subject = `soak (${result.simulations} simulations, concurrency ${result.concurrency})`;
+  // Steady state: after the warm-up and before the drain (the last `concurrency` simulations run with fewer in flight).
+  const warm = result.samples.filter(
+    (s) => s.done >= 0.2 * result.simulations && s.done <= result.simulations - result.concurrency,
+  );
+  const per = (pick: (s: Sample) => number) => slope(warm.map((s) => [s.done, pick(s)]));
+  const range = (pick: (s: Sample) => number) =>
+    `${Math.min(...warm.map(pick))}–${Math.max(...warm.map(pick))}`;
+  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+  const heap = warm.map((s) => s.heapBytes);
+  return [
+    {
+      subject,
+      metric: "heap slope after warm-up",
+      value: per((s) => s.heapBytes),
+      unit: "bytes",
+      target: KEPT_PER_SIMULATION_TARGET,
+      note: `per finished simulation (its slim record is kept); ${mb(Math.min(...heap))} → ${mb(Math.max(...heap))} over ${warm.length} samples; ${result.infrastructureErrors} infrastructure errors; ${(result.wallMs / 1000).toFixed(1)} s`,
+    },
+    {
+      subject,
+      metric: "RSS slope after warm-up",
+      value: per((s) => s.rssBytes),
+      unit: "bytes",
+      note: "per finished simulation (garbage between collections included)",
+    },
+    {
+      subject,
+      metric: "file descriptors per 1000 simulations",
+      value: Math.abs(per((s) => s.fds)) * 1000,
+      unit: "count",
+      target: 1,
+      note: `open descriptors after warm-up ${range((s) => s.fds)}`,
+    },
+    {
+      subject,
+      metric: "process listeners per 1000 simulations",
+      value: Math.abs(per((s) => s.listeners)) * 1000,
+      unit: "count",
+      target: 0.1,
+      note: `listeners on process after warm-up ${range((s) => s.listeners)}`,
+    },
+  ];
+}
+
+/** Runs the soak in a fresh process with --expose-gc (exact heap samples, its own RSS). */
+async function soakInChild(dataDir: string, simulations: number, concurrency: number): Promise<SoakResult> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--expose-gc",
+      "--import",
+      "tsx",
+      new URL(import.meta.url).pathname,
+      "--child",
+      JSON.stringify({ dataDir, simulations, concurrency }),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`the soak process exited with ${code}`);
+  return JSON.parse(output) as SoakResult;
+}
+
+/** The benchmark module for `bench/index.ts`. */
+export const soakBench: BenchModule = {
+  name: "soak",
+  description:
+    "10,000 simulations at concurrency 500 against the fake provider: heap, RSS, fds, listeners flat",
+  async run(context: BenchContext): Promise<BenchResult[]> {
+    const result = await soakInChild(context.dataDir, Math.round(10_000 * context.scale), 500);
+    context.log(
+      `soak: ${result.simulations} simulations in ${(result.wallMs / 1000).toFixed(1)} s, ${result.samples.length} samples`,
+    );
+    return rows(result);
+  },
+};
+
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--child") {
+  const { dataDir, simulations, concurrency } = JSON.parse(process.argv[3]!) as {
+    dataDir: string;
+    simulations: number;
+    concurrency: number;
+  };
+  process.stdout.write(`${JSON.stringify(await soak(dataDir, simulations, concurrency))}\n`);
+} else if (import.meta.url === `file://${process.argv[1]}`) {
+  const dataDir = process.env.TAU_DATA_DIR ?? join(import.meta.dirname, "..", "..", "shared", "tau2-data");
+  const result = await soak(dataDir, process.argv.includes("--quick") ? 2000 : 10_000, 500);
+  console.table(rows(result));
+}
