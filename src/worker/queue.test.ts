@@ -119,6 +119,8 @@ describe.skipIf(!dataDir || !redisPresent)(
       redis.url,
       "--save-to",
       saveTo,
+      // The provider's call count is the point of the resume test: no pre-flight calls in it.
+      "--no-preflight",
     ];
     const coordinator = (saveTo: string) =>
       runTau(coordinatorArgs(saveTo), {
