@@ -8,6 +8,7 @@
  * upstream's `tasks_*.py`, `rules.py` and tool `get_info()` bodies into JSON.
  */
 import { PyFloat } from "../../core/py-json.ts";
+import { unescapePython } from "../texts/python-source.ts";
 
 /** A syntax or evaluation problem, with the line it was found on. */
 export class PythonSourceError extends Error {
@@ -166,60 +167,9 @@ export function tokenize(source: string): Token[] {
 // ---------------------------------------------------------------------------
 // String literals
 
-const SIMPLE_ESCAPES: Record<string, string> = {
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  a: "\x07",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-};
-
 /** The value of a (non-raw) string body with Python's escape rules. */
 function decodeEscapes(body: string, line: number): string {
-  let out = "";
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c !== "\\") {
-      out += c;
-      continue;
-    }
-    const n = body[i + 1];
-    if (n === undefined) break;
-    if (n === "\n") {
-      i++;
-      continue;
-    }
-    const simple = SIMPLE_ESCAPES[n];
-    if (simple !== undefined) {
-      out += simple;
-      i++;
-      continue;
-    }
-    if (/[0-7]/.test(n)) {
-      const digits = /^[0-7]{1,3}/.exec(body.slice(i + 1))![0];
-      out += String.fromCodePoint(Number.parseInt(digits, 8));
-      i += digits.length;
-      continue;
-    }
-    const hexLength = n === "x" ? 2 : n === "u" ? 4 : n === "U" ? 8 : 0;
-    if (hexLength > 0) {
-      const hex = body.slice(i + 2, i + 2 + hexLength);
-      if (!new RegExp(`^[0-9a-fA-F]{${hexLength}}$`).test(hex))
-        throw new PythonSourceError(`truncated \\${n} escape`, line);
-      out += String.fromCodePoint(Number.parseInt(hex, 16));
-      i += 1 + hexLength;
-      continue;
-    }
-    if (n === "N") throw new PythonSourceError("\\N{...} escapes are not supported", line);
-    // An unknown escape keeps its backslash, as Python does.
-    out += c;
-  }
-  return out;
+  return unescapePython(body, (reason) => new PythonSourceError(reason, line));
 }
 
 /** A parsed string literal: plain text, or for f-strings the literal parts around `{name}` fields. */

@@ -107,8 +107,11 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   v: "\v",
 };
 
-/** Python's decoding of the escape sequences of a non-raw string literal's body. */
-export function unescapePython(body: string, where: () => PythonSourceError): string {
+/**
+ * Python's decoding of the escape sequences of a non-raw string literal's body;
+ * a malformed or unsupported escape throws what `fail` makes of its reason.
+ */
+export function unescapePython(body: string, fail: (reason: string) => Error): string {
   let out = "";
   let i = 0;
   while (i < body.length) {
@@ -134,12 +137,12 @@ export function unescapePython(body: string, where: () => PythonSourceError): st
     } else if (next === "x" || next === "u" || next === "U") {
       const width = next === "x" ? 2 : next === "u" ? 4 : 8;
       const hex = body.slice(i + 2, i + 2 + width);
-      if (!new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) throw where();
+      if (!new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) throw fail(`truncated \\${next} escape`);
       out += String.fromCodePoint(Number.parseInt(hex, 16));
       i += 2 + width;
     } else if (next === "N") {
       // Named escapes need Unicode's name table; no upstream text uses one.
-      throw where();
+      throw fail("\\N{...} escapes are not supported");
     } else {
       out += `\\${next}`;
       i += 2;
