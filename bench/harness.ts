@@ -2,7 +2,7 @@
  * Shared pieces of the benchmarks: timing with medians, heap measurement,
  * one process per subject, and the report table (value, target, ratio to target).
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** One measured number, optionally with the target it must stay under. */
@@ -84,6 +84,38 @@ export function runChildMode(
     log(`${subject}: skipped (${error instanceof Error ? error.message : String(error)})`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * Runs `moduleUrl` in a fresh Node process through tsx, as `<file> <mode> <JSON of payload>`
+ * (with `--expose-gc` unless told otherwise), and returns the JSON it prints on stdout;
+ * `label` names the process when it fails.
+ */
+export async function measureInFreshProcess<T>(
+  moduleUrl: string,
+  mode: string,
+  payload: unknown,
+  options: { label: string; exposeGc?: boolean },
+): Promise<T> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...(options.exposeGc === false ? [] : ["--expose-gc"]),
+      "--import",
+      "tsx",
+      fileURLToPath(moduleUrl),
+      mode,
+      JSON.stringify(payload),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`the ${options.label} process exited with ${code}`);
+  return JSON.parse(output) as T;
 }
 
 /** Median of a non-empty sample. */

@@ -17,7 +17,6 @@
  * after a full collection once the batch ended. The in-process model runs at
  * two sizes; the heap kept per finished simulation is the slope between them.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +27,14 @@ import { createLlmClient, type LlmClient, type LlmEventListener, providerKey } f
 import { exportResults } from "../src/runner/export.ts";
 import { executeRun } from "../src/runner/run.ts";
 import { startFakeProvider } from "../src/testing/fake-provider.ts";
-import { type BenchContext, type BenchModule, type BenchResult, heapUsedBytes } from "./harness.ts";
+import { spawn } from "node:child_process";
+import {
+  type BenchContext,
+  type BenchModule,
+  type BenchResult,
+  heapUsedBytes,
+  measureInFreshProcess,
+} from "./harness.ts";
 
 /** Settings of one throughput measurement. */
 export interface ThroughputSettings {
@@ -357,26 +363,13 @@ function memoryRows(small: ThroughputResult, large: ThroughputResult): BenchResu
 }
 
 /** Runs {@link measureRunnerThroughput} in a fresh process, so its peak RSS and heap are its own. */
-async function measureInChild(dataDir: string, settings: ThroughputSettings): Promise<ThroughputResult> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--expose-gc",
-      "--import",
-      "tsx",
-      new URL(import.meta.url).pathname,
-      "--measure",
-      JSON.stringify({ dataDir, settings }),
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+function measureInChild(dataDir: string, settings: ThroughputSettings): Promise<ThroughputResult> {
+  return measureInFreshProcess(
+    import.meta.url,
+    "--measure",
+    { dataDir, settings },
+    { label: "runner measurement" },
   );
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  if (code !== 0) throw new Error(`the runner measurement process exited with ${code}`);
-  return JSON.parse(output) as ThroughputResult;
 }
 
 /** The benchmark module for `bench/index.ts`. */

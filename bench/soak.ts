@@ -9,14 +9,19 @@
  * and listeners not at all. Reports the slopes (least squares over the samples).
  * Alone: `node --expose-gc --import tsx bench/soak.ts [--quick]`.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { providerKey } from "../src/llm/index.ts";
 import { executeRun } from "../src/runner/run.ts";
 import { offlineRunConfig } from "../src/testing/run-config.ts";
-import { type BenchContext, type BenchModule, type BenchResult, heapUsedBytes } from "./harness.ts";
+import {
+  type BenchContext,
+  type BenchModule,
+  type BenchResult,
+  heapUsedBytes,
+  measureInFreshProcess,
+} from "./harness.ts";
 import { httpTransport, KEPT_PER_SIMULATION_TARGET } from "./runner-throughput.ts";
 
 interface Sample {
@@ -155,26 +160,13 @@ function rows(result: SoakResult): BenchResult[] {
 }
 
 /** Runs the soak in a fresh process with --expose-gc (exact heap samples, its own RSS). */
-async function soakInChild(dataDir: string, simulations: number, concurrency: number): Promise<SoakResult> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--expose-gc",
-      "--import",
-      "tsx",
-      new URL(import.meta.url).pathname,
-      "--child",
-      JSON.stringify({ dataDir, simulations, concurrency }),
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+function soakInChild(dataDir: string, simulations: number, concurrency: number): Promise<SoakResult> {
+  return measureInFreshProcess(
+    import.meta.url,
+    "--child",
+    { dataDir, simulations, concurrency },
+    { label: "soak" },
   );
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  if (code !== 0) throw new Error(`the soak process exited with ${code}`);
-  return JSON.parse(output) as SoakResult;
 }
 
 /** The benchmark module for `bench/index.ts`. */

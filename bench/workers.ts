@@ -7,13 +7,12 @@
  * left over by the coordinator and the provider process). Each measurement runs
  * in a coordinator process of its own. Alone: `npx tsx bench/workers.ts [--quick]`.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { runEvaluation } from "../src/runner/evaluate.ts";
 import { localWorkers } from "../src/worker/local-pool.ts";
-import type { BenchContext, BenchModule, BenchResult } from "./harness.ts";
+import { type BenchContext, type BenchModule, type BenchResult, measureInFreshProcess } from "./harness.ts";
 import { httpTransport } from "./runner-throughput.ts";
 
 /** One measurement's settings. */
@@ -72,25 +71,16 @@ async function measure(dataDir: string, settings: WorkersSettings): Promise<Work
   }
 }
 
-async function measureInChild(dataDir: string, settings: WorkersSettings): Promise<WorkersResult> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      new URL(import.meta.url).pathname,
-      "--measure",
-      JSON.stringify({ dataDir, settings }),
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+function measureInChild(dataDir: string, settings: WorkersSettings): Promise<WorkersResult> {
+  return measureInFreshProcess(
+    import.meta.url,
+    "--measure",
+    { dataDir, settings },
+    {
+      label: "workers measurement",
+      exposeGc: false,
+    },
   );
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  if (code !== 0) throw new Error(`the workers measurement process exited with ${code}`);
-  return JSON.parse(output) as WorkersResult;
 }
 
 /** The benchmark module for `bench/index.ts`. */
