@@ -20,6 +20,7 @@ import {
   runInChildren,
   timeMedianMs,
   timePreparedMs,
+  subjectResults,
 } from "./harness.ts";
 
 /** Targets from the issue (ms unless stated). */
@@ -106,16 +107,7 @@ function hashBoth(env: Environment): void {
 }
 
 function benchDomain(name: string, context: BenchContext): BenchResult[] {
-  const results: BenchResult[] = [];
-  const add = (metric: string, value: number, unit: BenchResult["unit"], target?: number, note?: string) =>
-    results.push({
-      subject: name,
-      metric,
-      value,
-      unit,
-      ...(target !== undefined ? { target } : {}),
-      ...(note ? { note } : {}),
-    });
+  const { results, add } = subjectResults(name);
   const scale = context.scale;
 
   const loadStart = performance.now();

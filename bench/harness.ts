@@ -118,6 +118,25 @@ export async function measureInFreshProcess<T>(
   return JSON.parse(output) as T;
 }
 
+/** Results of one subject and the `add` that appends one (target and note only when given). */
+export function subjectResults(subject: string): {
+  results: BenchResult[];
+  add: (metric: string, value: number, unit: BenchResult["unit"], target?: number, note?: string) => void;
+} {
+  const results: BenchResult[] = [];
+  const add = (metric: string, value: number, unit: BenchResult["unit"], target?: number, note?: string) => {
+    results.push({
+      subject,
+      metric,
+      value,
+      unit,
+      ...(target !== undefined ? { target } : {}),
+      ...(note ? { note } : {}),
+    });
+  };
+  return { results, add };
+}
+
 /** Median of a non-empty sample. */
 export function median(samples: readonly number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -22,6 +22,7 @@ import {
   runInChildren,
   timeMedianMs,
   timePreparedMs,
+  subjectResults,
 } from "./harness.ts";
 
 /** Targets from the issue (ms unless stated). */
@@ -59,17 +60,8 @@ function firstWrite(domain: Tau1Domain): { reads: Tau1Action[]; write: Tau1Actio
 }
 
 function benchTau1(name: string, context: BenchContext): BenchResult[] {
-  const results: BenchResult[] = [];
+  const { results, add } = subjectResults(name);
   const upstream = UPSTREAM[name as keyof typeof UPSTREAM];
-  const add = (metric: string, value: number, unit: BenchResult["unit"], target?: number, note?: string) =>
-    results.push({
-      subject: name,
-      metric,
-      value,
-      unit,
-      ...(target !== undefined ? { target } : {}),
-      ...(note ? { note } : {}),
-    });
   const scale = context.scale;
 
   const loadStart = performance.now();
