@@ -4,9 +4,9 @@
  * `TAU_AGENT_API_KEY`, never from the command line (it would land in the
  * recorded resume command).
  */
-import { a2aAgent } from "../agents/a2a-agent.ts";
-import { chatCompletionsAgent, parseAgentUrl } from "../agents/chat-completions-agent.ts";
+import { parseAgentUrl } from "../agents/chat-completions-agent.ts";
 import type { AgentDefinition } from "../agents/registry.ts";
+import { agentApiKeyFrom, type UrlAgentSpec, urlAgentDefinition } from "../agents/url-agent.ts";
 import { UsageError } from "../core/errors.ts";
 import { parseNumberOption } from "./options.ts";
 
@@ -19,11 +19,8 @@ export interface AgentUrlFlags {
   agentTimeout?: string;
 }
 
-/** The definition the URL flags ask for, or null when neither is given. */
-export function urlAgentFromFlags(
-  flags: AgentUrlFlags,
-  env: Record<string, string | undefined>,
-): AgentDefinition | null {
+/** The agent the URL flags ask for, as data (validated), or null when neither is given. */
+export function urlAgentSpecFromFlags(flags: AgentUrlFlags): UrlAgentSpec | null {
   if (flags.agentUrl !== undefined && flags.agentA2a !== undefined)
     throw new UsageError("--agent-url and --agent-a2a exclude each other: pick one agent");
   const url = flags.agentUrl ?? flags.agentA2a;
@@ -37,14 +34,23 @@ export function urlAgentFromFlags(
     throw new UsageError(
       `${flag}: put credentials in TAU_AGENT_API_KEY, not in the URL (the command line is recorded to resume the run)`,
     );
-  const apiKey = env.TAU_AGENT_API_KEY?.trim() || undefined;
   const timeoutMs =
     flags.agentTimeout === undefined
       ? undefined
       : parseNumberOption("--agent-timeout", flags.agentTimeout) * 1000;
   if (timeoutMs === 0) throw new UsageError("--agent-timeout must be more than 0 seconds");
-  const common = { ...(apiKey ? { apiKey } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
-  return flags.agentUrl !== undefined
-    ? chatCompletionsAgent({ baseUrl: flags.agentUrl, ...common })
-    : a2aAgent({ url: flags.agentA2a!, ...common });
+  return {
+    protocol: flags.agentUrl !== undefined ? "chat-completions" : "a2a",
+    url,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  };
+}
+
+/** The definition the URL flags ask for, or null when neither is given. */
+export function urlAgentFromFlags(
+  flags: AgentUrlFlags,
+  env: Record<string, string | undefined>,
+): AgentDefinition | null {
+  const spec = urlAgentSpecFromFlags(flags);
+  return spec === null ? null : urlAgentDefinition(spec, agentApiKeyFrom(env));
 }

@@ -4,6 +4,7 @@
  * A worker whose taubench version or plan digest differs from the
  * coordinator's is refused before it runs anything.
  */
+import { agentApiKeyFrom, urlAgentDefinition } from "../agents/url-agent.ts";
 import { TauError } from "../core/errors.ts";
 import { packageVersion } from "../core/results-file.ts";
 import type { Task } from "../core/task.ts";
@@ -36,6 +37,8 @@ export interface HostOptions {
   dataDir?: string | undefined;
   /** Hears every provider event of the host's clients. */
   onLlmEvent: LlmEventListener;
+  /** The per-provider limits of the run's calls (default: this process's own; a queue worker's are the fleet's). */
+  scheduler?: (maxConcurrency: number, keyOf: (model: string) => string) => ProviderScheduler;
 }
 
 /** Runs attempts of one run's units in this process. */
@@ -56,6 +59,7 @@ export class UnitHost {
       );
     const config = decodeConfig(descriptor.config);
     if (options.dataDir !== undefined) config.dataDir = options.dataDir;
+    if (descriptor.agent) config.agent = urlAgentDefinition(descriptor.agent, agentApiKeyFrom(process.env));
     const plan = await planRun(config, {
       retrievalServices: (onEvent) => defaultRetrievalServices(descriptor.llm, onEvent),
     });
@@ -65,7 +69,9 @@ export class UnitHost {
       );
     plan.serviceEvents.listener = options.onLlmEvent;
     const factory = llmFactory(descriptor.llm);
-    const scheduler = new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, factory.providerKey);
+    const scheduler =
+      options.scheduler?.(config.maxConcurrency, factory.providerKey) ??
+      new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, factory.providerKey);
     const clients = createRunClients(plan, factory, options.onLlmEvent, true, scheduler);
     const runner = new SimulationRunner(plan, clients, options.onLlmEvent);
     return new UnitHost(

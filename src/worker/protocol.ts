@@ -6,6 +6,7 @@
  * rebuilt on the coordinator's side so the batch treats it as in process).
  */
 import { createHash } from "node:crypto";
+import type { UrlAgentSpec } from "../agents/url-agent.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
 import { parsePyJson, pyDumps } from "../core/py-json.ts";
 import type { SimulationRun } from "../core/simulation.ts";
@@ -27,6 +28,8 @@ export interface RunDescriptor {
   version: string;
   /** {@link planDigest} of the coordinator's plan; null skips the check (local workers read the same files). */
   digest: string | null;
+  /** An agent behind a URL: the worker builds it (with its own `TAU_AGENT_API_KEY`) in place of the config's. */
+  agent?: UrlAgentSpec;
 }
 
 /** One unit as a job names it (the task by id: the worker has the tasks from its own data). */
@@ -77,7 +80,7 @@ export function encodeConfig(config: RunConfig): string {
   for (const kind of ["agent", "user"] as const) {
     if (typeof config[kind] !== "string")
       throw new UsageError(
-        `--workers and --queue need the ${kind} as a registered name or a module path (a definition object cannot cross processes; --agent-url / --agent-a2a agents run in one process)`,
+        `--workers and --queue need the ${kind} as a registered name or a module path (a definition object cannot cross processes; --agent-url / --agent-a2a agents work with --queue, not with --workers)`,
       );
   }
   return pyDumps(config);

@@ -1,13 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTau, TAU_BIN } from "../cli/e2e-harness.ts";
 import { startFakeProvider, type FakeProvider, type FakeRequest } from "../testing/fake-provider.ts";
 import { hasRedisServer, startRedis, type TestRedis } from "./redis-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
+const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const redisPresent = hasRedisServer();
 if (!redisPresent)
   console.log("queue tests skipped: redis-server is not installed (apt-get install redis-server)");
@@ -30,10 +33,18 @@ interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
-function startWorker(url: string, env: Record<string, string> = {}): WorkerProcess {
+function startWorker(
+  url: string,
+  env: Record<string, string> = {},
+  /** Runs `tau` from another installation (its own package.json: another version). */
+  installation?: string,
+): WorkerProcess {
+  const bin = installation
+    ? ["--preserve-symlinks", "--preserve-symlinks-main", join(installation, "scripts", "tau-from-source.js")]
+    : [TAU_BIN];
   const child = spawn(
     process.execPath,
-    [TAU_BIN, "worker", "--queue", url, "--concurrency", "3", "--lock-duration", "2"],
+    [...bin, "worker", "--queue", url, "--concurrency", "3", "--lock-duration", "2"],
     { env: { ...process.env, TAU_DATA_DIR: dataDir!, ...env }, stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";
@@ -71,6 +82,18 @@ function expectEveryUnitOnce(checkpointPath: string): void {
   expect(perKey.size).toBe(TASKS.length * TRIALS);
   expect([...perKey.values()].every((count) => count === 1)).toBe(true);
   expect(reasons.filter((reason) => reason === "infrastructure_error")).toEqual([]);
+}
+
+/**
+ * Another installation of this taubench that says it is `version`: its own package.json, the
+ * sources and dependencies linked (node keeps the linked paths, so it reads that package.json).
+ */
+function otherInstallation(version: string): string {
+  const folder = mkdtempSync(join(tmpdir(), "tau-other-version-"));
+  for (const part of ["src", "scripts", "node_modules"]) symlinkSync(join(REPO, part), join(folder, part));
+  const manifest = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
+  writeFileSync(join(folder, "package.json"), JSON.stringify({ ...manifest, version }));
+  return folder;
 }
 
 const until = async (condition: () => boolean, timeoutMs: number) => {
@@ -154,6 +177,101 @@ describe.skipIf(!dataDir || !redisPresent)(
       }
     }, 240_000);
 
+    it("a 429 at one worker halves the fleet's limit: both workers together keep half the calls in flight", async () => {
+      const folder = mkdtempSync(join(tmpdir(), "tau-queue-run-"));
+      // Each worker takes 3 of the run's 6 simulations: both are needed to fill --max-concurrency.
+      const workers = [startWorker(redis.url), startWorker(redis.url)];
+      const held: (() => void)[] = [];
+      let phase: "warm" | "hold" | "done" = "warm";
+      let mostHeld = 0;
+      fake.setHandler(async (request) => {
+        // Once calls of both workers are in flight (more than one worker's 3), one of them gets a 429.
+        if (phase === "warm" && fake.inFlight >= 4) {
+          phase = "hold";
+          return { kind: "error", status: 429, retryAfterMs: 0, message: "fake provider: rate limited" };
+        }
+        // From then on every call is held: no call ends, so the limit cannot grow back meanwhile.
+        if (phase === "hold")
+          await new Promise<void>((resolve) => {
+            held.push(resolve);
+            mostHeld = Math.max(mostHeld, held.length);
+          });
+        return { ...scripted(request), ...(phase === "warm" ? { delayMs: 200 } : {}) };
+      });
+      const redisClient = new Redis(redis.url, { maxRetriesPerRequest: null });
+      try {
+        const run = coordinator(join(folder, "results.json"));
+        // The calls begun before the 429 end; what is in flight now is only what the fleet's limit lets through.
+        // (Or more than 3 held: the limit did not hold, and the assertions below say so at once.)
+        await until(
+          () => (phase === "hold" && held.length === 3 && fake.inFlight === 3) || held.length > 3,
+          120_000,
+        );
+        // Six simulations want a call, three per worker; for a while, not one more call may start.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        expect(mostHeld).toBe(3);
+        expect(fake.inFlight).toBe(3);
+        // This run's limit: the one that was halved (the earlier runs' are still there).
+        const stateKeys = (await redisClient.keys("taubench:fleet:*")).filter(
+          (key) => !key.endsWith(":leases"),
+        );
+        const decreased = await Promise.all(stateKeys.map((key) => redisClient.hget(key, "decreases")));
+        const stateKey = stateKeys.filter((_, index) => decreased[index] === "1");
+        expect(stateKey).toHaveLength(1);
+        expect(await redisClient.hget(stateKey[0]!, "limit")).toBe("3");
+        expect(await redisClient.zcard(`${stateKey[0]}:leases`)).toBe(3);
+        phase = "done";
+        for (const release of held.splice(0)) release();
+        const result = await run;
+        expect(result.status, result.stderr).toBe(0);
+        expectEveryUnitOnce(join(folder, "results.jsonl"));
+        for (const worker of workers) {
+          expect(worker.stderr()).toContain("serving run");
+          // Both hear of the decrease, whichever of them saw the 429.
+          expect(worker.stderr()).toMatch(
+            /a 429 from \S+ \(seen by worker \S+\); the fleet's limit for it is now 3/,
+          );
+        }
+        expect(fake.maxInFlight).toBeLessThanOrEqual(6);
+      } finally {
+        fake.setHandler(scripted);
+        for (const release of held.splice(0)) release();
+        redisClient.disconnect();
+        for (const worker of workers) await stopWorker(worker);
+      }
+    }, 240_000);
+
+    it("an --agent-url agent runs on the workers: each calls the URL itself, with its own key", async () => {
+      const folder = mkdtempSync(join(tmpdir(), "tau-queue-run-"));
+      const agentKeys = new Set<string>();
+      fake.setHandler((request) => {
+        agentKeys.add(`${request.model} ${request.headers.authorization}`);
+        return scripted(request);
+      });
+      const workers = [
+        startWorker(redis.url, { TAU_AGENT_API_KEY: "worker-key" }),
+        startWorker(redis.url, { TAU_AGENT_API_KEY: "worker-key" }),
+      ];
+      try {
+        const args = coordinatorArgs(join(folder, "results.json"));
+        args.splice(args.indexOf("--agent-llm"), 2, "--agent-url", fake.openaiBaseUrl);
+        const result = await runTau(args, {
+          cwd: folder,
+          env: { TAU_DATA_DIR: dataDir!, TAU_AGENT_API_KEY: "coordinator-key" },
+        });
+        expect(result.status, result.stderr).toBe(0);
+        expectEveryUnitOnce(join(folder, "results.jsonl"));
+        const results = JSON.parse(readFileSync(join(folder, "results.json"), "utf8"));
+        expect(results.info.agent_info.implementation).toBe("chat_completions_agent");
+        // The agent's calls came from the workers (their key), none from the coordinator.
+        expect([...agentKeys].sort()).toEqual(["fake undefined", "taubench-agent Bearer worker-key"]);
+        for (const worker of workers) expect(worker.stderr()).toContain("serving run");
+      } finally {
+        fake.setHandler(scripted);
+        for (const worker of workers) await stopWorker(worker);
+      }
+    }, 240_000);
+
     it("a coordinator killed with SIGKILL and resumed reads the jobs finished meanwhile: no unit runs twice", async () => {
       const folder = mkdtempSync(join(tmpdir(), "tau-queue-run-"));
       const worker = startWorker(redis.url);
@@ -178,7 +296,7 @@ describe.skipIf(!dataDir || !redisPresent)(
       }
     }, 240_000);
 
-    it("a worker with other data is refused with one line; Redis restarted mid-run, the run still completes", async () => {
+    it("workers of another taubench version or with other data are refused with one line; Redis restarted mid-run, the run still completes", async () => {
       // Other data: the mock domain with one task changed.
       const otherData = mkdtempSync(join(tmpdir(), "tau-other-data-"));
       cpSync(join(dataDir!, "domains", "mock"), join(otherData, "domains", "mock"), { recursive: true });
@@ -187,29 +305,47 @@ describe.skipIf(!dataDir || !redisPresent)(
       const tasks = JSON.parse(readFileSync(tasksPath, "utf8"));
       tasks.find((task: { id: string }) => task.id === "create_task_1").description.purpose = "changed here";
       writeFileSync(tasksPath, JSON.stringify(tasks));
+      const version = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version;
 
       const folder = mkdtempSync(join(tmpdir(), "tau-queue-run-"));
       const stranger = startWorker(redis.url, { TAU_DATA_DIR: otherData });
+      const older = startWorker(redis.url, {}, otherInstallation("0.0.1-other"));
       let good: WorkerProcess | null = null;
       try {
         const run = coordinator(join(folder, "results.json"));
-        expect(await stranger.exited).toBe(2);
-        const refusal = stranger
-          .stderr()
-          .split("\n")
-          .filter((line) => line.includes("refused"));
-        expect(refusal).toHaveLength(1);
-        expect(refusal[0]).toMatch(/^worker refused run \w+: the data in .* differs from the coordinator's/);
+        const refusals = async (worker: WorkerProcess) => {
+          expect(await worker.exited).toBe(2);
+          return worker
+            .stderr()
+            .split("\n")
+            .filter((line) => line.includes("refused"));
+        };
+        const [dataRefusal, versionRefusal] = [await refusals(stranger), await refusals(older)];
+        expect(dataRefusal).toHaveLength(1);
+        expect(dataRefusal[0]).toMatch(
+          /^worker refused run \w+: the data in .* differs from the coordinator's/,
+        );
+        expect(versionRefusal).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^worker refused run \\w+: taubench 0\\.0\\.1-other here, ${version.replaceAll(".", "\\.")} on the coordinator \\(install the same version on every machine\\) \\(worker \\S+\\)$`,
+            ),
+          ),
+        ]);
         const before = fake.callCount;
         good = startWorker(redis.url);
         await until(() => fake.callCount >= before + 15, 120_000);
         await redis.restart();
         const result = await run;
         expect(result.status).toBe(0);
-        expect(result.stderr).toContain("worker refused run");
+        // The coordinator prints each refusal too.
+        expect(result.stderr).toContain("the data in");
+        expect(result.stderr).toContain("taubench 0.0.1-other here");
         expectEveryUnitOnce(join(folder, "results.jsonl"));
+        expect(good.stderr()).toContain("serving run");
       } finally {
         await stopWorker(stranger);
+        await stopWorker(older);
         if (good) await stopWorker(good);
       }
     }, 240_000);

@@ -6,14 +6,16 @@
  * plans the run from the job's descriptor and executes the attempts. A killed
  * worker's jobs are taken up again by the others once its lock expires; a
  * finished job waits in Redis until its coordinator (maybe a resumed one)
- * reads it. A 429 seen by any worker is published to all of them, so every
- * worker's per-provider limit backs off together. BullMQ and ioredis are
- * loaded only here, when a queue is asked for.
+ * reads it. The per-provider call limits of a run are the fleet's, kept in
+ * Redis (fleet-limits.ts): a 429 seen by any worker halves what all of them
+ * send to that provider. BullMQ and ioredis are loaded only here, when a
+ * queue is asked for.
  */
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import type { Job, Queue, QueueEvents, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import type { UrlAgentSpec } from "../agents/url-agent.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
 import { packageVersion } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
@@ -21,6 +23,7 @@ import type { LlmEvent } from "../llm/events.ts";
 import type { WorkUnit } from "../runner/batch.ts";
 import type { LlmSettings } from "../runner/evaluate.ts";
 import type { ExecutorFactory, UnitExecutor } from "../runner/unit-executor.ts";
+import { FLEET_RELEASED_CHANNEL, FleetLimits } from "./fleet-limits.ts";
 import { UnitHost, WorkerRefusedError } from "./host.ts";
 import {
   decodeOutcome,
@@ -33,8 +36,8 @@ import {
 
 /** The BullMQ queue every coordinator and worker of a Redis database shares. */
 export const QUEUE_NAME = "taubench";
-/** Pub/sub channel of 429s (a model name per message) and of lines for coordinators. */
-const RATE_LIMIT_CHANNEL = "taubench:rate-limited";
+/** Pub/sub channels of the fleet's limit decreases (workers log them) and of lines for coordinators. */
+const DECREASE_CHANNEL = "taubench:fleet-decreased";
 const NOTE_CHANNEL = "taubench:notes";
 
 /** What a job carries. */
@@ -99,7 +102,12 @@ interface Waiter {
  * BullMQ's queue events, and a sweep every `sweepMs` re-reads jobs whose event was missed (a
  * reconnect) and adds again the ones Redis lost (a restart without persistence).
  */
-export function queueExecutor(url: string, llm: LlmSettings, sweepMs = 2000): ExecutorFactory {
+export function queueExecutor(
+  url: string,
+  llm: LlmSettings,
+  options: { agent?: UrlAgentSpec; sweepMs?: number } = {},
+): ExecutorFactory {
+  const sweepMs = options.sweepMs ?? 2000;
   checkQueueUrl(url);
   return async (plan, hooks): Promise<UnitExecutor> => {
     const { bullmq, Redis } = await loadBullmq();
@@ -126,10 +134,12 @@ export function queueExecutor(url: string, llm: LlmSettings, sweepMs = 2000): Ex
     }
     const descriptor: RunDescriptor = {
       runId: hooks.runId,
-      config: encodeConfig(plan.config),
+      // An agent behind a URL is rebuilt by each worker from its spec (the name stands in for it here).
+      config: encodeConfig(options.agent ? { ...plan.config, agent: options.agent.protocol } : plan.config),
       llm,
       version: packageVersion(),
       digest: planDigest(plan),
+      ...(options.agent ? { agent: options.agent } : {}),
     };
 
     const settle = async (jobId: string, result: UnitJobResult | Error) => {
@@ -234,25 +244,38 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<strin
   let pendingEvents: LlmEvent[] = [];
   let refusal: string | null = null;
 
+  const lockDuration = options.lockDurationMs ?? 30_000;
+  const fleet = new FleetLimits({
+    redis: publisher,
+    workerId: me,
+    // A killed worker's call slots come back when its jobs do.
+    leaseMs: lockDuration,
+    onDecrease: (runId, key, limit) =>
+      void publisher
+        .publish(DECREASE_CHANNEL, JSON.stringify({ runId, key, limit, from: me }))
+        .catch(() => 0),
+  });
   const onLlmEvent = (event: LlmEvent) => {
     pendingEvents.push(event);
-    if (event.type === "rate_limited")
-      void publisher
-        .publish(RATE_LIMIT_CHANNEL, JSON.stringify({ from: me, model: event.model }))
-        .catch(() => 0);
   };
-  await subscriber.subscribe(RATE_LIMIT_CHANNEL);
-  subscriber.on("message", (_channel: string, message: string) => {
-    const { from, model } = JSON.parse(message) as { from: string; model: string };
-    if (from === me) return;
-    for (const host of hosts.values()) void host.then((ready) => ready.rateLimited(model)).catch(() => {});
+  await subscriber.subscribe(FLEET_RELEASED_CHANNEL, DECREASE_CHANNEL);
+  subscriber.on("message", (channel: string, message: string) => {
+    if (channel === FLEET_RELEASED_CHANNEL) return fleet.released(message);
+    const { runId, key, limit, from } = JSON.parse(message) as Record<string, string>;
+    options.log(
+      `run ${runId}: a 429 from ${key} (seen by worker ${from}); the fleet's limit for it is now ${limit}`,
+    );
   });
 
   const hostFor = (descriptor: RunDescriptor): Promise<UnitHost> => {
     const key = createHash("sha256").update(JSON.stringify(descriptor)).digest("hex");
     let host = hosts.get(key);
     if (!host) {
-      host = UnitHost.open(descriptor, { dataDir: options.dataDir, onLlmEvent });
+      host = UnitHost.open(descriptor, {
+        dataDir: options.dataDir,
+        onLlmEvent,
+        scheduler: (maxConcurrency, keyOf) => fleet.scheduler(descriptor.runId, maxConcurrency, keyOf),
+      });
       hosts.set(key, host);
       host.then(
         () => options.log(`serving run ${descriptor.runId}`),
@@ -287,7 +310,6 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<strin
       pendingEvents = [];
       return { outcome, events };
     };
-    const lockDuration = options.lockDurationMs ?? 30_000;
     worker = new bullmq.Worker<UnitJob, UnitJobResult>(QUEUE_NAME, processor, {
       connection,
       concurrency: options.concurrency,
@@ -302,6 +324,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<strin
   });
   options.log(`tau worker ${me}: serving queue ${QUEUE_NAME} at ${url} (concurrency ${options.concurrency})`);
   await stopped;
+  fleet.close();
   await Promise.allSettled([publisher.quit(), subscriber.quit()]);
   return refusal;
 }

@@ -25,7 +25,7 @@ import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
 import { tau1MetricsLines } from "../../runner/tau1-results.ts";
 import { TAU1_DEFAULTS } from "../../runner/tau1-run.ts";
 import type { HumanIo } from "../../users/tau1-users.ts";
-import { urlAgentFromFlags } from "../agent-flags.ts";
+import { urlAgentFromFlags, urlAgentSpecFromFlags } from "../agent-flags.ts";
 import { runExitCode } from "../exit-codes.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 import {
@@ -378,7 +378,9 @@ async function executorFromFlags(
   const llm = evaluation.llm ?? {};
   if (options.queue !== undefined) {
     const { queueExecutor } = await import("../../worker/queue.ts");
-    return { executor: queueExecutor(options.queue, llm) };
+    // An agent behind a URL travels as its spec: each worker calls the URL itself.
+    const agent = urlAgentSpecFromFlags(options);
+    return { executor: queueExecutor(options.queue, llm, agent === null ? {} : { agent }) };
   }
   if (options.workers === undefined) return {};
   const count = parseIntegerOption("--workers", options.workers, 1);
@@ -509,7 +511,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option(
       "--queue <redis-url>",
-      "enqueue the simulations on Redis (redis://HOST:PORT/DB) for `tau worker`s on any machine; this process coordinates and writes the results (docs/scale.md)",
+      "enqueue the simulations on Redis (redis://HOST:PORT/DB) for `tau worker`s on any machine; this process coordinates and writes the results, and --max-concurrency and the per-provider limits are the whole fleet's (docs/scale.md)",
     )
     .option(
       "--progress-interval <seconds>",

@@ -2,7 +2,8 @@
  * `tau worker --queue redis://…`: executes the units that `tau run --queue`
  * coordinators enqueue (docs/scale.md). Start any number, on any machine with
  * the same taubench version and data; Ctrl-C finishes the jobs in hand, then
- * leaves. A run it must refuse stops it with one line (exit 2).
+ * leaves. A run it must refuse stops it with one line (exit 2). A run's
+ * `--max-concurrency` and per-provider limits are the fleet's, kept in Redis.
  */
 import type { Command } from "commander";
 import { resolveDataDir } from "../../domains/data-dir.ts";
@@ -21,7 +22,11 @@ export function registerWorkerCommand(program: Command): void {
     .command("worker")
     .description("execute the simulations of `tau run --queue` coordinators (BullMQ on Redis)")
     .requiredOption("--queue <redis-url>", "the Redis the coordinators enqueue on (redis://HOST:PORT/DB)")
-    .option("--concurrency <n>", "simulations in flight in this worker", "50")
+    .option(
+      "--concurrency <n>",
+      "simulations this worker takes at once (the run's --max-concurrency caps the whole fleet, and its calls share the fleet's per-provider limits)",
+      "50",
+    )
     .option(
       "--data-dir <dir>",
       "this machine's data folder (default: TAU_DATA_DIR, else the coordinator's path)",
