@@ -5,18 +5,14 @@
  * infrastructure error.
  */
 import { randomUUID } from "node:crypto";
-import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard, type Message, Role } from "@a2a-js/sdk";
+import { type Message, Role } from "@a2a-js/sdk";
 import {
   AgentEvent,
   type AgentExecutor,
-  DefaultRequestHandler,
   type ExecutionEventBus,
-  InMemoryTaskStore,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeRun } from "../runner/run.ts";
@@ -27,6 +23,7 @@ import {
   airlineScriptCalls,
   airlineUserReply,
 } from "../testing/airline-script.ts";
+import { startA2aServer, type TestA2aServer } from "../testing/a2a-server.ts";
 import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
 import { fakeProviderDependencies } from "../testing/fake-run-dependencies.ts";
 import { offlineRunConfig } from "../testing/run-config.ts";
@@ -106,45 +103,17 @@ const dataDir = process.env.TAU_DATA_DIR;
 
 describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not set)", () => {
   let fake: FakeProvider;
-  let server: Server;
+  let server: TestA2aServer;
   let url: string;
-  let denyRpc = false;
   const executor = new ScriptedExecutor();
 
   beforeAll(async () => {
     fake = await startFakeProvider({ handler: airlineUserReply });
-    const app = express();
-    server = await new Promise<Server>((resolve) => {
-      const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-    });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const card: AgentCard = {
-      name: "Scripted airline agent",
-      description: "Plays the airline script",
-      supportedInterfaces: [
-        { url: `${url}/`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
-      ],
-      provider: undefined,
-      version: "1.0.0",
-      capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
-      securitySchemes: {},
-      securityRequirements: [],
-      defaultInputModes: ["text", "application/json"],
-      defaultOutputModes: ["text", "application/json"],
-      skills: [],
-      signatures: [],
-    } as unknown as AgentCard;
-    const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
-    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
-    app.use((request, response, next) => {
-      if (denyRpc && request.method === "POST") response.status(401).json({ error: "bad agent key" });
-      else next();
-    });
-    app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    server = await startA2aServer(executor, "Scripted airline agent");
+    url = server.url;
   });
   afterAll(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await server?.close();
     await fake?.close();
   });
 
@@ -188,7 +157,7 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
   });
 
   it("stops the run on a 401 from the agent", async () => {
-    denyRpc = true;
+    server.denyCalls = true;
     try {
       const outcome = await run("a2a_denied", url);
       expect(outcome.stoppedBy?.message).toMatch(
@@ -196,7 +165,7 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
       );
       expect(outcome.simulations).toHaveLength(0);
     } finally {
-      denyRpc = false;
+      server.denyCalls = false;
     }
   });
 

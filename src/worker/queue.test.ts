@@ -1,11 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type Message, Role } from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTau, TAU_BIN } from "../cli/e2e-harness.ts";
+import { startA2aServer } from "../testing/a2a-server.ts";
 import { startFakeProvider, type FakeProvider, type FakeRequest } from "../testing/fake-provider.ts";
 import { hasRedisServer, startRedis, type TestRedis } from "./redis-harness.ts";
 
@@ -24,6 +33,36 @@ function scripted(request: FakeRequest) {
   const system = String(messages[0]?.content ?? "");
   if (!system.includes("###STOP###")) return { text: "Noted, thank you." };
   return { text: messages.length <= 2 ? "Hello, I need help with my tasks." : "That is all. ###STOP###" };
+}
+
+/** An A2A agent that notes each message with one line of text, keeping the contexts it saw. */
+class NotingExecutor implements AgentExecutor {
+  readonly contexts = new Set<string>();
+
+  async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    this.contexts.add(context.contextId);
+    const reply: Message = {
+      messageId: randomUUID(),
+      contextId: context.contextId,
+      taskId: "",
+      role: Role.ROLE_AGENT,
+      parts: [
+        {
+          content: { $case: "text", value: "Noted, thank you." },
+          metadata: undefined,
+          filename: "",
+          mediaType: "text/plain",
+        },
+      ],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
+    bus.publish(AgentEvent.message(reply));
+    bus.finished();
+  }
+
+  async cancelTask(): Promise<void> {}
 }
 
 /** A `tau worker` child; its stderr is kept. */
@@ -269,6 +308,28 @@ describe.skipIf(!dataDir || !redisPresent)(
       } finally {
         fake.setHandler(scripted);
         for (const worker of workers) await stopWorker(worker);
+      }
+    }, 240_000);
+
+    it("an --agent-a2a agent runs on the workers: one A2A context per simulation", async () => {
+      const folder = mkdtempSync(join(tmpdir(), "tau-queue-run-"));
+      const executor = new NotingExecutor();
+      const agent = await startA2aServer(executor);
+      const workers = [startWorker(redis.url), startWorker(redis.url)];
+      try {
+        const args = coordinatorArgs(join(folder, "results.json"));
+        args.splice(args.indexOf("--agent-llm"), 2, "--agent-a2a", agent.url);
+        const result = await runTau(args, { cwd: folder, env: { TAU_DATA_DIR: dataDir! } });
+        expect(result.status, result.stderr).toBe(0);
+        expectEveryUnitOnce(join(folder, "results.jsonl"));
+        const results = JSON.parse(readFileSync(join(folder, "results.json"), "utf8"));
+        expect(results.info.agent_info.implementation).toBe("a2a_agent");
+        const ids = results.simulations.map((simulation: { id: string }) => simulation.id).sort();
+        expect([...executor.contexts].sort()).toEqual(ids);
+        for (const worker of workers) expect(worker.stderr()).toContain("serving run");
+      } finally {
+        for (const worker of workers) await stopWorker(worker);
+        await agent.close();
       }
     }, 240_000);
 
