@@ -15,7 +15,7 @@
 import type { Redis } from "ioredis";
 import { LlmError } from "../llm/errors.ts";
 import type { LlmClient, LlmRequest, LlmResponse } from "../llm/types.ts";
-import { isRateLimitError, type LimiterStats, ProviderScheduler } from "../runner/concurrency.ts";
+import { isRateLimitError, ProviderScheduler } from "../runner/concurrency.ts";
 
 /** Lua: `now` in ms from Redis's own clock (the workers' clocks may disagree). */
 const NOW = `local t = redis.call('TIME')
@@ -135,7 +135,6 @@ class FleetLimit {
   private wake: (() => void) | null = null;
   /** A slot was freed while a request for leases was on its way. */
   private wokenMeanwhile = false;
-  rateLimitedCount = 0;
 
   constructor(
     private readonly limits: FleetLimits,
@@ -294,7 +293,6 @@ export class FleetLimits {
   /** Halves the fleet's limit of a (run, provider); tells `onDecrease` when it changed. */
   async decrease(runId: string, key: string, max: number): Promise<void> {
     const limit = this.limit(runId, key, max);
-    limit.rateLimitedCount++;
     const next = await this.commands.tauFleetDecrease(limit.stateKey, max, this.cooldownMs).catch(() => -1);
     if (next >= 0) this.options.onDecrease?.(runId, key, next);
   }
@@ -324,21 +322,15 @@ export class FleetLimits {
     };
   }
 
-  /** This worker's view: calls holding a lease and waiting for one, per state key. */
-  stats(runId: string): Map<string, LimiterStats> {
+  /** This worker's side of a run's limits, per provider key: its calls holding a lease, and waiting for one. */
+  stats(runId: string): Map<string, { inFlight: number; waiting: number }> {
     const prefix = `taubench:fleet:${runId}:`;
     return new Map(
       [...this.limits]
         .filter(([stateKey]) => stateKey.startsWith(prefix))
         .map(([stateKey, limit]) => [
           stateKey.slice(prefix.length),
-          {
-            limit: limit.max,
-            inFlight: limit.held.size,
-            waiting: limit.waiting(),
-            rateLimited: limit.rateLimitedCount,
-            decreases: 0,
-          },
+          { inFlight: limit.held.size, waiting: limit.waiting() },
         ]),
     );
   }
@@ -361,10 +353,6 @@ class FleetScheduler extends ProviderScheduler {
 
   override rateLimited(model: string): void {
     void this.fleet.decrease(this.runId, this.keyOfModel(model), this.maxConcurrency);
-  }
-
-  override stats(): Map<string, LimiterStats> {
-    return this.fleet.stats(this.runId);
   }
 
   override wrap(client: LlmClient): LlmClient {
