@@ -243,6 +243,22 @@ export function repairTornTail(path: string): number {
   }
 }
 
+const ENCODED_LINE = Symbol("checkpoint line");
+
+/**
+ * `simulation` carrying its checkpoint line, already made by {@link formatCheckpointLine} (a local
+ * worker's, passed through): {@link CheckpointWriter.append} writes that line instead of encoding
+ * the simulation again, so `simulation` may be a slim copy. The line must be of this very simulation,
+ * its trial and seed included. Copies made with spread keep it.
+ */
+export function withEncodedLine<T extends SimulationRun>(simulation: T, line: string): T {
+  return Object.assign(simulation, { [ENCODED_LINE]: line });
+}
+
+function encodedLineOf(simulation: SimulationRun): string | undefined {
+  return (simulation as { [ENCODED_LINE]?: string })[ENCODED_LINE];
+}
+
 /**
  * Appends records with group commit: concurrent appends share one write and
  * one `fdatasync`; the returned promise resolves once the line is on disk.
@@ -286,7 +302,8 @@ export class CheckpointWriter {
 
   /** Appends one record; resolves when it is durable. */
   append(record: CheckpointRecord): Promise<void> {
-    const line = `${formatCheckpointLine(record)}\n`;
+    const encoded = record.kind === "simulation" ? encodedLineOf(record.simulation) : undefined;
+    const line = `${encoded ?? formatCheckpointLine(record)}\n`;
     return new Promise((resolve, reject) => {
       this.queue.push({ line, resolve, reject });
       if (!this.flushing) this.flushing = this.flush();
