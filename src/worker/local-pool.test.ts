@@ -45,34 +45,40 @@ function resultsWithoutClocks(path: string): string {
 }
 
 describe.skipIf(!dataDir)("tau run --workers (skipped: TAU_DATA_DIR not set)", () => {
-  it("the coordinator and a worker process give the results one process gives, the coordinator writing them", async () => {
+  it("worker processes give the results one process gives, the coordinator writing them", async () => {
     const options = { dataDir: dataDir!, numTrials: 3, maxConcurrency: 6 };
     const single = await runEvaluation(offlineEvaluation(options));
-    const notes: string[] = [];
-    const pooled = await runEvaluation(
-      offlineEvaluation({
-        ...options,
-        executor: localWorkers(2, {}),
-        onEvent: (event) => {
-          if (event.type === "note") notes.push(event.message);
-        },
-      }),
-    );
-    expect(pooled.ranNow).toBe(single.ranNow);
     expect(single.ranNow).toBeGreaterThan(6);
-    expect(comparable(pooled.simulations)).toEqual(comparable(single.simulations));
-    expect(pooled.metrics.avgReward).toBe(single.metrics.avgReward);
-    // The results file, every field but ids and clocks, is the one-process run's.
-    expect(resultsWithoutClocks(pooled.resultsPath)).toBe(resultsWithoutClocks(single.resultsPath));
-    expect(notes.filter((note) => note.includes("exited") || note.includes("could not"))).toEqual([]);
-    // Both processes ran simulations (else the comparison says nothing about the worker's).
-    const split = notes.map((note) =>
-      /(\d+) simulation\(s\) ran in this process, (\d+) in the worker/.exec(note),
-    );
-    const [, here, there] = split.find((match) => match !== null) ?? [];
-    expect(Number(here)).toBeGreaterThan(0);
-    expect(Number(there)).toBeGreaterThan(0);
-    expect(Number(here) + Number(there)).toBe(single.ranNow);
+    // Every simulation through a worker (the coordinator kept out), then the default: it runs some too.
+    for (const coordinatorRuns of [false, true]) {
+      const notes: string[] = [];
+      const pooled = await runEvaluation(
+        offlineEvaluation({
+          ...options,
+          executor: localWorkers(2, {}, { coordinatorRuns }),
+          onEvent: (event) => {
+            if (event.type === "note") notes.push(event.message);
+          },
+        }),
+      );
+      expect(pooled.ranNow).toBe(single.ranNow);
+      expect(comparable(pooled.simulations)).toEqual(comparable(single.simulations));
+      expect(pooled.metrics.avgReward).toBe(single.metrics.avgReward);
+      // The results file, every field but ids and clocks, is the one-process run's.
+      expect(resultsWithoutClocks(pooled.resultsPath)).toBe(resultsWithoutClocks(single.resultsPath));
+      expect(notes.filter((note) => note.includes("exited") || note.includes("could not"))).toEqual([]);
+      const split = notes
+        .map((note) =>
+          /^local workers: (\d+) simulation\(s\) ran in this process, ([\d +]+) in the worker/.exec(note),
+        )
+        .find((match) => match !== null);
+      const [here, ...workers] = [Number(split?.[1]), ...split![2]!.split(" + ").map(Number)];
+      expect(here + workers.reduce((a, b) => a + b, 0)).toBe(single.ranNow);
+      if (!coordinatorRuns) {
+        expect(here).toBe(0);
+        expect(workers.every((count) => count > 0)).toBe(true);
+      }
+    }
   });
 
   it("a worker of another taubench version or other data is refused with one line", async () => {

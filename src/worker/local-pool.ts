@@ -2,16 +2,16 @@
  * `tau run --workers N`: the run's attempts spread over N processes on this
  * machine, one core each: the coordinator itself and N-1 worker processes
  * (Node child processes). The coordinator runs attempts from the first moment,
- * the children as soon as they have planned the run (units handed to a child
- * that is still starting wait for it); each unit goes to the process with the
- * fewest in flight, so a busier process gets fewer. A child sends back a
+ * the children as soon as they have planned the run; each unit goes to the
+ * process with the fewest in flight, so a busier process gets fewer. Units
+ * given to a child that is still starting wait in the coordinator, which takes
+ * them back one for each attempt it finishes meanwhile. A child sends back a
  * simulation as its checkpoint line, which the coordinator writes as is, with
  * the slim copy it keeps, so the coordinator neither parses nor encodes it
  * again. Provider events come back too; a 429 one process sees is passed to
  * the others, so the pool backs off together. A child that dies fails its
  * attempts as retryable infrastructure errors, and the batch runs them again;
- * one that cannot start gives its waiting units to the others.
- */
+ * one that cannot start gives its waiting units to the others. */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
@@ -76,9 +76,14 @@ interface Slot {
 class HereSlot implements Slot {
   inFlight = 0;
   finished = 0;
-  readonly usable = true;
 
-  constructor(private readonly host: UnitHost) {}
+  constructor(
+    /** False: the coordinator runs attempts only when no child can. */
+    readonly usable: boolean,
+    private readonly host: UnitHost,
+    /** Called after each attempt here: room for another. */
+    private readonly onFree: () => void,
+  ) {}
 
   async run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
     this.inFlight++;
@@ -88,6 +93,7 @@ class HereSlot implements Slot {
       return simulation;
     } finally {
       this.inFlight--;
+      this.onFree();
     }
   }
 
@@ -99,6 +105,8 @@ class HereSlot implements Slot {
 /** A worker process and the attempts it holds. */
 class ChildSlot implements Slot {
   readonly pending = new Map<number, Pending>();
+  /** Attempts given to it while it starts, kept here until it is ready (the coordinator may take them back). */
+  readonly waiting: (Pending & { id: number })[] = [];
   ready = false;
   alive = true;
   finished = 0;
@@ -113,7 +121,7 @@ class ChildSlot implements Slot {
   ) {}
 
   get inFlight(): number {
-    return this.pending.size;
+    return this.pending.size + this.waiting.length;
   }
 
   get usable(): boolean {
@@ -123,10 +131,31 @@ class ChildSlot implements Slot {
   run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
     const id = this.nextId++;
     return new Promise<SimulationRun>((resolve, reject) => {
-      this.pending.set(id, { unit, signal, resolve, reject });
-      this.send({ type: "run", id, unit: refOf(unit) });
-      signal.addEventListener("abort", () => this.send({ type: "abort", id }), { once: true });
+      const attempt = { id, unit, signal, resolve, reject };
+      if (this.ready) this.start(attempt);
+      else this.waiting.push(attempt);
+      signal.addEventListener(
+        "abort",
+        () => {
+          const at = this.waiting.indexOf(attempt);
+          if (at < 0) return this.send({ type: "abort", id });
+          this.waiting.splice(at, 1);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
+  }
+
+  /** The child has planned the run: the attempts kept for it go to it now. */
+  becameReady(): void {
+    this.ready = true;
+    for (const attempt of this.waiting.splice(0)) this.start(attempt);
+  }
+
+  private start(attempt: Pending & { id: number }): void {
+    this.pending.set(attempt.id, attempt);
+    this.send({ type: "run", id: attempt.id, unit: refOf(attempt.unit) });
   }
 
   rateLimited(model: string): void {
@@ -149,8 +178,9 @@ class LocalPool implements UnitExecutor {
     here: UnitHost,
     childCount: number,
     descriptor: RunDescriptor,
+    options: Required<LocalWorkersOptions>,
   ) {
-    this.here = new HereSlot(here);
+    this.here = new HereSlot(options.coordinatorRuns, here, () => this.takeWaiting());
     this.slots = [this.here];
     const entry = childEntry();
     for (let index = 0; index < childCount; index++) {
@@ -172,9 +202,26 @@ class LocalPool implements UnitExecutor {
   }
 
   run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
-    let best: Slot = this.here;
-    for (const slot of this.slots) if (slot.usable && slot.inFlight < best.inFlight) best = slot;
+    let best: Slot | null = null;
+    for (const slot of this.slots)
+      if (slot.usable && (best === null || slot.inFlight < best.inFlight)) best = slot;
+    // No child left and the coordinator kept out: it runs them rather than fail the run.
+    best ??= this.here;
     return best.run(unit, signal);
+  }
+
+  /**
+   * The coordinator has room for one more attempt: while a child is still starting, it takes one
+   * of the attempts kept for that child (one for each it finishes), so a slow start idles no one.
+   */
+  private takeWaiting(): void {
+    if (!this.here.usable) return;
+    for (const child of this.children) {
+      const attempt = child.alive && !child.ready ? child.waiting.shift() : undefined;
+      if (!attempt) continue;
+      this.here.run(attempt.unit, attempt.signal).then(attempt.resolve, attempt.reject);
+      return;
+    }
   }
 
   /** A 429 seen by `from` (by default the coordinator's own clients) slows every other process too. */
@@ -185,7 +232,7 @@ class LocalPool implements UnitExecutor {
   private onMessage(from: ChildSlot, message: FromWorker): void {
     switch (message.type) {
       case "ready":
-        from.ready = true;
+        from.becameReady();
         return;
       case "refused":
         this.lost(from, `${from.name} could not take the run: ${message.message}`);
@@ -226,7 +273,7 @@ class LocalPool implements UnitExecutor {
    */
   private lost(slot: ChildSlot, why: string): void {
     slot.alive = false;
-    const pending = [...slot.pending.values()];
+    const pending = [...slot.pending.values(), ...slot.waiting.splice(0)];
     slot.pending.clear();
     if (pending.length === 0) {
       if (!slot.ready) this.hooks.note(`${why}; the run goes on without it`);
@@ -249,6 +296,8 @@ class LocalPool implements UnitExecutor {
       this.hooks.note(
         `local workers: ${this.here.finished} simulation(s) ran in this process, ${children.join(" + ")} in the worker process(es)`,
       );
+    // Leaving is not losing: exits from here on are not reported.
+    for (const slot of this.children) slot.alive = false;
     await Promise.all(
       this.children.map(
         ({ child }) =>
@@ -267,11 +316,25 @@ class LocalPool implements UnitExecutor {
   }
 }
 
+/** Settings of {@link localWorkers}. */
+export interface LocalWorkersOptions {
+  /**
+   * Whether the coordinator runs simulations itself (default true: `count` processes are it and
+   * `count - 1` workers). False starts `count` workers and keeps the coordinator to the writing.
+   */
+  coordinatorRuns?: boolean;
+}
+
 /**
  * Runs a plan's units in `count` processes of this machine: this one and `count - 1` worker
  * processes; `llm` is how every process builds its model clients.
  */
-export function localWorkers(count: number, llm: LlmSettings): ExecutorFactory {
+export function localWorkers(
+  count: number,
+  llm: LlmSettings,
+  options: LocalWorkersOptions = {},
+): ExecutorFactory {
+  const coordinatorRuns = options.coordinatorRuns ?? true;
   return async (plan, hooks): Promise<UnitExecutor> => {
     const descriptor: RunDescriptor = {
       runId: randomUUID(),
@@ -287,7 +350,9 @@ export function localWorkers(count: number, llm: LlmSettings): ExecutorFactory {
       if (event.type === "rate_limited") pool?.rateLimited(event.model);
     };
     const here = UnitHost.forPlan(descriptor.runId, plan, llm, { onLlmEvent });
-    pool = new LocalPool(hooks, here, Math.max(0, count - 1), descriptor);
+    pool = new LocalPool(hooks, here, Math.max(0, coordinatorRuns ? count - 1 : count), descriptor, {
+      coordinatorRuns,
+    });
     return pool;
   };
 }
