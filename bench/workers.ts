@@ -35,6 +35,8 @@ interface WorkersSettings {
   concurrency: number;
   /** 1 = the coordinator's own process (no workers). */
   workers: number;
+  /** False: `workers` worker processes and a coordinator that only writes (see `localWorkers`). */
+  coordinatorRuns: boolean;
   baseUrl: string;
 }
 
@@ -107,7 +109,9 @@ async function measure(dataDir: string, settings: WorkersSettings): Promise<Work
       judge: null,
       llm,
       saveTo: join(folder, "results.json"),
-      ...(settings.workers > 1 ? { executor: localWorkers(settings.workers, llm) } : {}),
+      ...(settings.workers > 1
+        ? { executor: localWorkers(settings.workers, llm, { coordinatorRuns: settings.coordinatorRuns }) }
+        : {}),
       onEvent(event) {
         if (event.type === "run_started") batchStart = { at: performance.now(), cpu: process.cpuUsage() };
         // The workers are still alive here (the pool closes after the batch): read their CPU now.
@@ -275,12 +279,21 @@ export const workersBench: BenchModule = {
       const base = {
         simulations: Math.round(3000 * context.scale),
         concurrency: 1000,
+        coordinatorRuns: true,
         baseUrl: provider.baseUrl,
       };
-      const one = await measureWithProvider(context.dataDir, { ...base, workers: 1 }, () => provider.cpuMs());
-      const two = await measureWithProvider(context.dataDir, { ...base, workers: 2 }, () => provider.cpuMs());
+      const cpu = () => provider.cpuMs();
+      const one = await measureWithProvider(context.dataDir, { ...base, workers: 1 }, cpu);
+      const two = await measureWithProvider(context.dataDir, { ...base, workers: 2 }, cpu);
+      // The other shape, for comparison: two worker processes and a coordinator that only writes.
+      const writer = await measureWithProvider(
+        context.dataDir,
+        { ...base, workers: 2, coordinatorRuns: false },
+        cpu,
+      );
       context.log(`workers: one process: ${describe(one)}`);
       context.log(`workers: --workers 2: ${describe(two)}`);
+      context.log(`workers: 2 worker processes, the coordinator only writing: ${describe(writer)}`);
       const batchRate = (result: WorkersResult) => result.simulations / (result.batchMs / 1000);
       const wholeRate = (result: WorkersResult) => result.simulations / (result.wallMs / 1000);
       // The provider's CPU comes off the machine's cores.
@@ -313,6 +326,13 @@ export const workersBench: BenchModule = {
           unit: "count",
           // The table rounds a count to an integer: the ratio itself goes in the note.
           note: `${(batchRate(two) / batchRate(one)).toFixed(2)}×; ≥ 1.7 wanted on 2 quiet cores; ${limits}`,
+        },
+        {
+          subject: "workers",
+          metric: "2 worker processes, coordinator only writing / one process (batch throughput)",
+          value: batchRate(writer) / batchRate(one),
+          unit: "count",
+          note: `${(batchRate(writer) / batchRate(one)).toFixed(2)}× (the other shape, not what --workers does); ${describe(writer)}`,
         },
         {
           subject: "workers",

@@ -72,7 +72,8 @@ describe.skipIf(!dataDir)("tau run --workers (skipped: TAU_DATA_DIR not set)", (
           /^local workers: (\d+) simulation\(s\) ran in this process, ([\d +]+) in the worker/.exec(note),
         )
         .find((match) => match !== null);
-      const [here, ...workers] = [Number(split?.[1]), ...split![2]!.split(" + ").map(Number)];
+      expect(split, "the pool's note of where simulations ran").toBeDefined();
+      const [here, ...workers] = [Number(split![1]), ...split![2]!.split(" + ").map(Number)];
       expect(here + workers.reduce((a, b) => a + b, 0)).toBe(single.ranNow);
       if (!coordinatorRuns) {
         expect(here).toBe(0);
@@ -104,7 +105,7 @@ describe.skipIf(!dataDir)("tau run --workers (skipped: TAU_DATA_DIR not set)", (
 });
 
 describe.skipIf(!dataDir)("tau run --workers from the command line (skipped: TAU_DATA_DIR not set)", () => {
-  it("runs every unit through two worker processes and exports the results", () => {
+  it("runs every unit with --workers 2 (this process and a worker) and exports the results", () => {
     const folder = mkdtempSync(join(tmpdir(), "tau-workers-cli-"));
     const base = ["run", "--domain", "mock", "--agent", "replay", "--user", "scripted", "--judge", "none"];
     const result = runTauSync(
