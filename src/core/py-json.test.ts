@@ -7,6 +7,7 @@ import {
   type PyValue,
   PyJsonSyntaxError,
   parsePyJson,
+  indentCompactPyJson,
   pyDumps,
   pyEquals,
   pyFixed,
@@ -90,6 +91,17 @@ describe(`Python-compatible JSON against CPython ${vectors.python} vectors`, () 
       expect(pyDumps(value, { indent: 2, sortKeys: true }), v.name).toBe(v.indent2_sorted);
       expect(pyDumps(value, { ensureAscii: false }), v.name).toBe(v.no_ascii);
     }
+  });
+
+  it("re-lays compact dumps out as indented ones without parsing", () => {
+    for (const v of vectors.dumps) {
+      expect(indentCompactPyJson(v.compact), v.name).toBe(v.indent2);
+      expect(indentCompactPyJson(v.sorted), v.name).toBe(v.indent2_sorted);
+    }
+    // Separators, brackets and escaped quotes inside strings are left alone; depth indents the inner lines.
+    const value = { a: 'x, "y" [z] {w}: \\', b: [[], {}, [1, { c: null }]] };
+    expect(indentCompactPyJson(pyDumps(value))).toBe(pyDumps(value, { indent: 2 }));
+    expect(indentCompactPyJson(pyDumps([1, [2]]), 2)).toBe("[\n      1,\n      [\n        2\n      ]\n    ]");
   });
 
   it("renders str() and repr() of strings, lists and dicts", () => {

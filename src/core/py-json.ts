@@ -265,6 +265,51 @@ export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
   return parts.join("");
 }
 
+/**
+ * The text {@link pyDumps} writes with `indent: 2`, from the compact text it wrote for the same
+ * value (`", "` and `": "` separators), without parsing it: only the layout changes. `depth` is
+ * the nesting of the value in a larger indented document (its first line is not indented, as
+ * pyDumps' own output inside a list item). Lets a stored compact record be re-laid out cheaply.
+ */
+export function indentCompactPyJson(compact: string, depth = 0): string {
+  const parts: string[] = [];
+  const newline = (level: number) => `\n${"  ".repeat(level)}`;
+  let level = depth;
+  let run = 0; // start of the text not yet copied
+  for (let i = 0; i < compact.length; i++) {
+    const c = compact.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: jump to its closing quote (one not escaped by an odd run of backslashes).
+      let end = i;
+      for (;;) {
+        end = compact.indexOf('"', end + 1);
+        if (end < 0) throw new PyJsonSyntaxError("Unterminated string", i);
+        let backslashes = 0;
+        while (compact.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      const next = compact.charCodeAt(i + 1);
+      if (next === 0x7d || next === 0x5d)
+        i++; // an empty container stays `{}` / `[]`
+      else {
+        parts.push(compact.slice(run, i + 1), newline(++level));
+        run = i + 1;
+      }
+    } else if (c === 0x7d || c === 0x5d) {
+      parts.push(compact.slice(run, i), newline(--level));
+      run = i;
+    } else if (c === 0x2c && compact.charCodeAt(i + 1) === 0x20) {
+      parts.push(compact.slice(run, i + 1), newline(level));
+      run = i + 2;
+      i++;
+    }
+  }
+  parts.push(compact.slice(run));
+  return parts.join("");
+}
+
 function entriesOf(value: object, sortKeys: boolean): [string, unknown][] {
   const entries: [string, unknown][] =
     value instanceof Map ? [...value.entries()] : Object.entries(value as Record<string, unknown>);

@@ -4,6 +4,8 @@
  * wins over an infrastructure error of the same key; among finished ones the
  * first wins (a duplicate is ignored, as upstream skips duplicate keys).
  */
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { keyOf, type RunRecord, readCheckpoint, type SessionRecord } from "./checkpoint.ts";
@@ -183,6 +185,19 @@ export async function* streamSimulationsAt(
 ): AsyncGenerator<SimulationRun> {
   for await (const { record, lineNumber } of readCheckpoint(path))
     if (record.kind === "simulation" && lineNumbers.has(lineNumber)) yield record.simulation;
+}
+
+/**
+ * The text of the given lines, one at a time in file order, unparsed (the export's second pass:
+ * the first pass, {@link loadCheckpointState}, has validated every line already).
+ */
+export async function* streamLinesAt(
+  path: string,
+  lineNumbers: ReadonlySet<number>,
+): AsyncGenerator<{ text: string; lineNumber: number }> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
+  let lineNumber = 0;
+  for await (const text of lines) if (lineNumbers.has(++lineNumber)) yield { text, lineNumber };
 }
 
 /** The full simulations behind the given line numbers, in file order (for views of a few). */

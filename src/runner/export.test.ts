@@ -72,6 +72,27 @@ describe("exportResults", () => {
     expect(readdirSync(join(output, ".."))).toEqual(["results.json"]); // no temporary file left
   });
 
+  it("re-lays out upstream's own simulations from their checkpoint lines byte for byte as parsing them would", async () => {
+    // Real transcripts (tool calls, floats, escapes), through the line-text path of the export.
+    const upstream = readResultsFile(
+      join(import.meta.dirname, "..", "core", "fixtures", "results-upstream.json"),
+    );
+    expect(upstream.simulations.length).toBeGreaterThan(0);
+    const path = join(tempDir(), "results.jsonl");
+    writeFileSync(path, `${readFileSync(v2, "utf8").split("\n")[0]}\n`);
+    const writer = await CheckpointWriter.open(path);
+    for (const [trial, simulation] of upstream.simulations.entries())
+      await writer.append({
+        kind: "simulation",
+        version: CHECKPOINT_VERSION,
+        simulation: { ...simulation, trial, seed: 1 },
+      });
+    await writer.close();
+    const output = join(tempDir(), "results.json");
+    await exportResults(path, output);
+    expect(readFileSync(output, "utf8")).toBe(serializeResults(await checkpointToResults(path)));
+  });
+
   it("writes an empty simulations list for a checkpoint with only a run record", async () => {
     const path = join(tempDir(), "results.jsonl");
     writeFileSync(path, `${readFileSync(v2, "utf8").split("\n")[0]}\n`);
