@@ -8,6 +8,7 @@ import {
   PyJsonSyntaxError,
   parsePyJson,
   indentCompactPyJson,
+  jsonMemberSpan,
   pyDumps,
   pyEquals,
   pyFixed,
@@ -102,6 +103,14 @@ describe(`Python-compatible JSON against CPython ${vectors.python} vectors`, () 
     const value = { a: 'x, "y" [z] {w}: \\', b: [[], {}, [1, { c: null }]] };
     expect(indentCompactPyJson(pyDumps(value))).toBe(pyDumps(value, { indent: 2 }));
     expect(indentCompactPyJson(pyDumps([1, [2]]), 2)).toBe("[\n      1,\n      [\n        2\n      ]\n    ]");
+  });
+
+  it("finds an object's own member without parsing", () => {
+    const text = pyDumps({ a: { messages: [9] }, s: 'x "messages": [1]', messages: [{ b: "]" }, []], z: 1 });
+    const span = jsonMemberSpan(text, 0, "messages");
+    expect(span && text.slice(...span)).toBe('[{"b": "]"}, []]');
+    expect(jsonMemberSpan(text, 0, "missing")).toBeNull();
+    expect(jsonMemberSpan(text, 0, "z")).toBeNull(); // not a container
   });
 
   it("renders str() and repr() of strings, lists and dicts", () => {

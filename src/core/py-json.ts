@@ -265,6 +265,48 @@ export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
   return parts.join("");
 }
 
+/** Index of the quote closing the JSON string whose opening quote is at `start` (not escaped by an odd run of backslashes). */
+export function jsonStringEnd(text: string, start: number): number {
+  let end = start;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    if (end < 0) throw new PyJsonSyntaxError("Unterminated string starting at", start);
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return end;
+  }
+}
+
+/**
+ * The span `[start, end)` of the value of `key` in the JSON object whose `{` is at `objectStart`
+ * (a key of that object itself, not of a nested one), found without parsing: only strings and
+ * brackets are followed. Null when the object has no such key. Expects `": "` after keys (pyDumps' layout).
+ */
+export function jsonMemberSpan(text: string, objectStart: number, key: string): [number, number] | null {
+  const quoted = `${pyJsonString(key)}: `;
+  let depth = 0;
+  let valueStart = -1;
+  for (let i = objectStart; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      if (depth === 1 && valueStart < 0 && text.startsWith(quoted, i)) {
+        valueStart = i + quoted.length;
+        const first = text.charCodeAt(valueStart);
+        if (first !== 0x7b && first !== 0x5b) return null; // only container values are looked for
+        i = valueStart - 1;
+        continue;
+      }
+      i = jsonStringEnd(text, i);
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (valueStart >= 0 && depth === 1) return [valueStart, i + 1];
+      if (depth === 0) return null;
+    }
+  }
+  return null;
+}
+
 /**
  * The text {@link pyDumps} writes with `indent: 2`, from the compact text it wrote for the same
  * value (`", "` and `": "` separators), without parsing it: only the layout changes. `depth` is
@@ -278,18 +320,8 @@ export function indentCompactPyJson(compact: string, depth = 0): string {
   let run = 0; // start of the text not yet copied
   for (let i = 0; i < compact.length; i++) {
     const c = compact.charCodeAt(i);
-    if (c === 0x22) {
-      // A string: jump to its closing quote (one not escaped by an odd run of backslashes).
-      let end = i;
-      for (;;) {
-        end = compact.indexOf('"', end + 1);
-        if (end < 0) throw new PyJsonSyntaxError("Unterminated string", i);
-        let backslashes = 0;
-        while (compact.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
-        if (backslashes % 2 === 0) break;
-      }
-      i = end;
-    } else if (c === 0x7b || c === 0x5b) {
+    if (c === 0x22) i = jsonStringEnd(compact, i);
+    else if (c === 0x7b || c === 0x5b) {
       const next = compact.charCodeAt(i + 1);
       if (next === 0x7d || next === 0x5d)
         i++; // an empty container stays `{}` / `[]`

@@ -140,8 +140,12 @@ export async function loadCheckpointState(
     duplicates: 0,
     sessions: new Map(),
   };
-  for await (const { record, lineNumber } of readCheckpoint(path, (line) => {
+  const onTorn = (line: number) => {
     state.tornLine = line;
+  };
+  // Slim records keep no transcript, so none is parsed.
+  for await (const { record, lineNumber } of readCheckpoint(path, onTorn, {
+    withoutTranscripts: !options.full,
   })) {
     switch (record.kind) {
       case "run":

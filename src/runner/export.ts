@@ -16,7 +16,7 @@ import {
   writeResultsStream,
 } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
-import { CHECKPOINT_VERSION, parseCheckpointLine } from "./checkpoint.ts";
+import { parseCheckpointLine, SIMULATION_LINE_HEAD } from "./checkpoint.ts";
 import {
   type CheckpointState,
   checkpointUsage,
@@ -94,9 +94,6 @@ export async function exportResults(checkpointPath: string, resultsPath: string)
   await writeResultsStream(resultsPath, head, renderedSimulations(checkpointPath, state.lines, expected));
   return { ...outcome, format: "json" };
 }
-
-/** How this version writes a simulation line: the simulation's compact dump follows this, then the closing brace. */
-const SIMULATION_LINE_HEAD = `{"kind": "simulation", "version": ${CHECKPOINT_VERSION}, "simulation": `;
 
 /**
  * The second pass of the monolithic export: a line this version wrote holds the simulation's
