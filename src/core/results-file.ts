@@ -212,7 +212,7 @@ const NESTED_OPEN = "[\n  [\n    ";
 const NESTED_CLOSE = "\n  ]\n]";
 
 /** One simulation as it appears inside the monolithic file's `simulations` list (indented two levels). */
-export function simulationItemText(simulation: SimulationRun): string {
+function simulationItemText(simulation: SimulationRun): string {
   const text = pyDumps([[simulationToPy(simulation)]], { indent: 2 });
   return text.slice(NESTED_OPEN.length, -NESTED_CLOSE.length);
 }

@@ -193,7 +193,8 @@ export async function* streamSimulationsAt(
 
 /**
  * The text of the given lines, one at a time in file order, unparsed (the export's second pass:
- * the first pass, {@link loadCheckpointState}, has validated every line already).
+ * the first pass, {@link loadCheckpointState}, has read and validated every line already, the
+ * transcripts of this version's lines only as JSON).
  */
 export async function* streamLinesAt(
   path: string,
