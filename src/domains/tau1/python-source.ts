@@ -340,24 +340,26 @@ export function moduleAssignments(source: string, options: ReadOptions = {}): Ma
   return out;
 }
 
-/** Every statement of a body in source order, nested blocks included. */
-function* allStatements(body: readonly Statement[]): Generator<Statement> {
+/** The first statement of a body, nested blocks included, that `matches`. */
+function findStatement(
+  body: readonly Statement[],
+  matches: (tokens: readonly PyToken[]) => boolean,
+): Statement | undefined {
   for (const statement of body) {
-    yield statement;
-    yield* allStatements(statement.body);
+    if (matches(statement.line.tokens)) return statement;
+    const inner = findStatement(statement.body, matches);
+    if (inner) return inner;
   }
+  return undefined;
 }
 
-/** The top-level `class <name>:` / `def <name>(...):` block of a module. */
-function topLevelBlock(
-  statements: readonly Statement[],
-  keyword: string,
-  name: string,
-): Statement | undefined {
-  return statements.find(
-    (statement) => isName(statement.line.tokens[0], keyword) && isName(statement.line.tokens[1], name),
-  );
-}
+/** Whether tokens begin `<keyword> <name>` (`class Name`, `def name`). */
+const opens = (tokens: readonly PyToken[], keyword: string, name: string) =>
+  isName(tokens[0], keyword) && isName(tokens[1], name);
+
+/** The module-level `class <name>:` / `def <name>(...):` statement. */
+const moduleBlock = (source: string, keyword: string, name: string) =>
+  statementTree(readLines(source)).find((statement) => opens(statement.line.tokens, keyword, name));
 
 /** The literal returned by `def <method>(...)` inside `class <className>` of a module. */
 export function methodReturnValue(
@@ -366,15 +368,11 @@ export function methodReturnValue(
   method: string,
   options: ReadOptions = {},
 ): PyLiteral {
-  const found = topLevelBlock(statementTree(readLines(source)), "class", className);
+  const found = moduleBlock(source, "class", className);
   if (!found) throw new PythonSourceError(`class ${className} not found`, 1);
-  const def = [...allStatements(found.body)].find(
-    (statement) => isName(statement.line.tokens[0], "def") && isName(statement.line.tokens[1], method),
-  );
+  const def = findStatement(found.body, (tokens) => opens(tokens, "def", method));
   if (!def) throw new PythonSourceError(`${className}.${method} not found`, found.line.line);
-  const returned = [...allStatements(def.body)].find((statement) =>
-    isName(statement.line.tokens[0], "return"),
-  );
+  const returned = findStatement(def.body, (tokens) => isName(tokens[0], "return"));
   if (!returned) throw new PythonSourceError(`${className}.${method} has no return statement`, def.line.line);
   return evaluate(returned.line, 1, options);
 }
@@ -386,11 +384,9 @@ export function functionAssignment(
   variable: string,
   options: ReadOptions = {},
 ): PyLiteral {
-  const def = topLevelBlock(statementTree(readLines(source)), "def", functionName);
+  const def = moduleBlock(source, "def", functionName);
   if (!def) throw new PythonSourceError(`function ${functionName} not found`, 1);
-  const assigned = [...allStatements(def.body)].find(
-    (statement) => isName(statement.line.tokens[0], variable) && isOp(statement.line.tokens[1], "="),
-  );
+  const assigned = findStatement(def.body, (tokens) => isName(tokens[0], variable) && isOp(tokens[1], "="));
   if (!assigned) throw new PythonSourceError(`${functionName} assigns no ${variable}`, def.line.line);
   return evaluate(assigned.line, 2, options);
 }
