@@ -1,53 +1,48 @@
 /**
  * The entry of a local worker process (`tau run --workers N`): it plans the
  * coordinator's run from the descriptor it is sent, runs the attempts it is
- * given, and streams their outcomes and its provider events back over IPC.
- * It writes nothing; it exits when the coordinator goes away.
+ * given, and streams their outcomes and its provider events back over IPC
+ * (one batch per turn of the event loop). It writes nothing; it exits when
+ * the coordinator goes away.
  */
-import type { LlmEvent } from "../llm/events.ts";
 import { UnitHost } from "./host.ts";
-import type { FromWorker, ToWorker } from "./protocol.ts";
+import { type FromWorker, Outbox, type ToWorker } from "./protocol.ts";
 
-const send = (message: FromWorker) => process.send?.(message);
+const outbox = new Outbox<FromWorker>((messages) => process.send?.(messages));
 
-// Provider events go in batches: one IPC message per turn of the event loop, not per call.
-let pending: LlmEvent[] = [];
-let flushScheduled = false;
-function flushEvents(): void {
-  flushScheduled = false;
-  if (pending.length === 0) return;
-  send({ type: "llm", events: pending });
-  pending = [];
-}
-function onLlmEvent(event: LlmEvent): void {
-  pending.push(event);
-  if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(flushEvents);
-  }
-}
-
-let host: UnitHost | null = null;
+// Units arrive right behind the descriptor, while the run is still being planned here: they wait for it.
+let host: Promise<UnitHost | null> = Promise.resolve(null);
 const attempts = new Map<number, AbortController>();
 
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {
     case "open":
-      try {
-        host = await UnitHost.open(message.descriptor, { onLlmEvent });
-        send({ type: "ready" });
-      } catch (error) {
-        send({ type: "refused", message: error instanceof Error ? error.message : String(error) });
-      }
+      host = UnitHost.open(message.descriptor, {
+        onLlmEvent: (event) => outbox.post({ type: "llm", event }),
+      }).then(
+        (opened) => {
+          outbox.post({ type: "ready" });
+          return opened;
+        },
+        (error: unknown) => {
+          // The coordinator gives this process's units to the others and disconnects.
+          outbox.post({ type: "refused", message: error instanceof Error ? error.message : String(error) });
+          return null;
+        },
+      );
       return;
     case "run": {
       const controller = new AbortController();
       attempts.set(message.id, controller);
       try {
-        if (!host) throw new Error("a unit arrived before the run was opened");
-        const outcome = await host.run(message.unit, controller.signal);
-        flushEvents();
-        send({ type: "outcome", id: message.id, outcome });
+        const opened = await host;
+        if (!opened) return;
+        // The attempt's provider events were posted before its outcome, so they arrive first.
+        outbox.post({
+          type: "outcome",
+          id: message.id,
+          outcome: await opened.runLocal(message.unit, controller.signal),
+        });
       } finally {
         attempts.delete(message.id);
       }
@@ -57,7 +52,7 @@ async function handle(message: ToWorker): Promise<void> {
       attempts.get(message.id)?.abort(new Error("abandoned by the coordinator"));
       return;
     case "rate_limited":
-      host?.rateLimited(message.model);
+      (await host)?.rateLimited(message.model);
       return;
     default: {
       const never: never = message;
@@ -66,8 +61,8 @@ async function handle(message: ToWorker): Promise<void> {
   }
 }
 
-process.on("message", (message: ToWorker) => {
-  void handle(message);
+process.on("message", (messages: ToWorker[]) => {
+  for (const message of messages) void handle(message);
 });
 // The coordinator's end of the channel closed (it finished, or died): nothing here is worth keeping.
 process.on("disconnect", () => process.exit(0));

@@ -7,19 +7,24 @@
 import { agentApiKeyFrom, urlAgentDefinition } from "../agents/url-agent.ts";
 import { TauError } from "../core/errors.ts";
 import { packageVersion } from "../core/results-file.ts";
+import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import type { LlmEventListener } from "../llm/events.ts";
+import { slimSimulation } from "../runner/checkpoint-state.ts";
 import { ProviderScheduler } from "../runner/concurrency.ts";
-import { defaultRetrievalServices, llmFactory } from "../runner/evaluate.ts";
-import { planRun } from "../runner/plan.ts";
+import { defaultRetrievalServices, type LlmSettings, llmFactory } from "../runner/evaluate.ts";
+import { planRun, type RunPlan } from "../runner/plan.ts";
 import { createRunClients } from "../runner/run-clients.ts";
 import { SimulationRunner } from "../runner/simulation-runner.ts";
 import {
   decodeConfig,
   encodeError,
   encodeSimulation,
+  type LocalOutcome,
   planDigest,
   type RunDescriptor,
+  simulationLine,
+  toCloneable,
   type UnitRef,
   type WireOutcome,
 } from "./protocol.ts";
@@ -67,31 +72,50 @@ export class UnitHost {
       throw new WorkerRefusedError(
         `worker refused run ${descriptor.runId}: the data in ${config.dataDir} differs from the coordinator's (tasks, policy or database hash); give every machine the same data folder`,
       );
+    return UnitHost.forPlan(descriptor.runId, plan, descriptor.llm, options);
+  }
+
+  /** A host over a plan made in this process (the coordinator running units itself, see `localWorkers`). */
+  static forPlan(runId: string, plan: RunPlan, llm: LlmSettings, options: HostOptions): UnitHost {
     plan.serviceEvents.listener = options.onLlmEvent;
-    const factory = llmFactory(descriptor.llm);
+    const factory = llmFactory(llm);
     const scheduler =
-      options.scheduler?.(config.maxConcurrency, factory.providerKey) ??
-      new ProviderScheduler({ maxConcurrency: config.maxConcurrency }, factory.providerKey);
+      options.scheduler?.(plan.config.maxConcurrency, factory.providerKey) ??
+      new ProviderScheduler({ maxConcurrency: plan.config.maxConcurrency }, factory.providerKey);
     const clients = createRunClients(plan, factory, options.onLlmEvent, true, scheduler);
     const runner = new SimulationRunner(plan, clients, options.onLlmEvent);
-    return new UnitHost(
-      descriptor.runId,
-      runner,
-      new Map(plan.tasks.map((task) => [task.id, task])),
-      scheduler,
-    );
+    return new UnitHost(runId, runner, new Map(plan.tasks.map((task) => [task.id, task])), scheduler);
   }
 
   /** One attempt of a unit; never throws (an error is an outcome). */
   async run(ref: UnitRef, signal: AbortSignal): Promise<WireOutcome> {
     try {
-      const task = this.tasks.get(ref.taskId);
-      if (!task) throw new Error(`task ${ref.taskId} is not among this worker's tasks of the run`);
-      const simulation = await this.runner.run({ trial: ref.trial, task, seed: ref.seed }, signal);
-      return encodeSimulation({ ...simulation, trial: ref.trial, seed: ref.seed });
+      return encodeSimulation(await this.simulate(ref, signal));
     } catch (error) {
       return encodeError(error);
     }
+  }
+
+  /** {@link run} for a local worker process: the checkpoint line with the slim copy the coordinator keeps. */
+  async runLocal(ref: UnitRef, signal: AbortSignal): Promise<LocalOutcome> {
+    try {
+      const simulation = await this.simulate(ref, signal);
+      return {
+        kind: "simulation",
+        line: simulationLine(simulation),
+        slim: toCloneable(slimSimulation(simulation)),
+      };
+    } catch (error) {
+      return encodeError(error);
+    }
+  }
+
+  /** One attempt of a unit as a simulation; throws what the attempt threw. */
+  async simulate(ref: UnitRef, signal: AbortSignal): Promise<SimulationRun> {
+    const task = this.tasks.get(ref.taskId);
+    if (!task) throw new Error(`task ${ref.taskId} is not among this worker's tasks of the run`);
+    const simulation = await this.runner.run({ trial: ref.trial, task, seed: ref.seed }, signal);
+    return { ...simulation, trial: ref.trial, seed: ref.seed };
   }
 
   /** Another worker of the run saw a 429 from `model`: slow this one's queue for it too. */

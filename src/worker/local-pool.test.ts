@@ -25,25 +25,61 @@ function comparable(simulations: readonly SimulationRun[]) {
     .sort((a, b) => a.key.localeCompare(b.key));
 }
 
+/** Fields set from the clock or a random id: they differ between any two runs. */
+const VOLATILE = new Set(["id", "timestamp", "start_time", "end_time", "duration", "created_at"]);
+
+/** A results file's text with every volatile field's value blanked, and its simulations in key order. */
+function resultsWithoutClocks(path: string): string {
+  const blank = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(blank);
+    if (value === null || typeof value !== "object") return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, VOLATILE.has(key) ? "-" : blank(item)]),
+    );
+  };
+  const results = JSON.parse(readFileSync(path, "utf8")) as { simulations: SimulationRun[] };
+  results.simulations.sort((a, b) =>
+    `${a.trial}/${a.task_id}/${a.seed}`.localeCompare(`${b.trial}/${b.task_id}/${b.seed}`),
+  );
+  return JSON.stringify(blank(results), null, 1);
+}
+
 describe.skipIf(!dataDir)("tau run --workers (skipped: TAU_DATA_DIR not set)", () => {
-  it("two local worker processes give the results one process gives, the coordinator writing them", async () => {
+  it("worker processes give the results one process gives, the coordinator writing them", async () => {
     const options = { dataDir: dataDir!, numTrials: 3, maxConcurrency: 6 };
     const single = await runEvaluation(offlineEvaluation(options));
-    const notes: string[] = [];
-    const pooled = await runEvaluation(
-      offlineEvaluation({
-        ...options,
-        executor: localWorkers(2, {}),
-        onEvent: (event) => {
-          if (event.type === "note") notes.push(event.message);
-        },
-      }),
-    );
-    expect(pooled.ranNow).toBe(single.ranNow);
     expect(single.ranNow).toBeGreaterThan(6);
-    expect(comparable(pooled.simulations)).toEqual(comparable(single.simulations));
-    expect(pooled.metrics.avgReward).toBe(single.metrics.avgReward);
-    expect(notes.filter((note) => note.includes("exited"))).toEqual([]);
+    // Every simulation through a worker (the coordinator kept out), then the default: it runs some too.
+    for (const coordinatorRuns of [false, true]) {
+      const notes: string[] = [];
+      const pooled = await runEvaluation(
+        offlineEvaluation({
+          ...options,
+          executor: localWorkers(2, {}, { coordinatorRuns }),
+          onEvent: (event) => {
+            if (event.type === "note") notes.push(event.message);
+          },
+        }),
+      );
+      expect(pooled.ranNow).toBe(single.ranNow);
+      expect(comparable(pooled.simulations)).toEqual(comparable(single.simulations));
+      expect(pooled.metrics.avgReward).toBe(single.metrics.avgReward);
+      // The results file, every field but ids and clocks, is the one-process run's.
+      expect(resultsWithoutClocks(pooled.resultsPath)).toBe(resultsWithoutClocks(single.resultsPath));
+      expect(notes.filter((note) => note.includes("exited") || note.includes("could not"))).toEqual([]);
+      const split = notes
+        .map((note) =>
+          /^local workers: (\d+) simulation\(s\) ran in this process, ([\d +]+) in the worker/.exec(note),
+        )
+        .find((match) => match !== null);
+      expect(split, "the pool's note of where simulations ran").toBeDefined();
+      const [here, ...workers] = [Number(split![1]), ...split![2]!.split(" + ").map(Number)];
+      expect(here + workers.reduce((a, b) => a + b, 0)).toBe(single.ranNow);
+      if (!coordinatorRuns) {
+        expect(here).toBe(0);
+        expect(workers.every((count) => count > 0)).toBe(true);
+      }
+    }
   });
 
   it("a worker of another taubench version or other data is refused with one line", async () => {
@@ -69,7 +105,7 @@ describe.skipIf(!dataDir)("tau run --workers (skipped: TAU_DATA_DIR not set)", (
 });
 
 describe.skipIf(!dataDir)("tau run --workers from the command line (skipped: TAU_DATA_DIR not set)", () => {
-  it("runs every unit through two worker processes and exports the results", () => {
+  it("runs every unit with --workers 2 (this process and a worker) and exports the results", () => {
     const folder = mkdtempSync(join(tmpdir(), "tau-workers-cli-"));
     const base = ["run", "--domain", "mock", "--agent", "replay", "--user", "scripted", "--judge", "none"];
     const result = runTauSync(

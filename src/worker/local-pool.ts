@@ -1,11 +1,17 @@
 /**
- * `tau run --workers N`: N local worker processes (Node child processes, one
- * core each) run the attempts the coordinator's batch hands out; each unit goes
- * to the process with the fewest in flight. Outcomes and provider events come
- * back over IPC; a 429 one process sees is passed to the others, so the pool
- * backs off together. A process that dies fails its attempts as retryable
- * infrastructure errors, and the batch runs them again on the others.
- */
+ * `tau run --workers N`: the run's attempts spread over N processes on this
+ * machine, one core each: the coordinator itself and N-1 worker processes
+ * (Node child processes). The coordinator runs attempts from the first moment,
+ * the children as soon as they have planned the run; each unit goes to the
+ * process with the fewest in flight, so a busier process gets fewer. Units
+ * given to a child that is still starting wait in the coordinator, which takes
+ * them back one for each attempt it finishes meanwhile. A child sends back a
+ * simulation as its checkpoint line, which the coordinator writes as is, with
+ * the slim copy it keeps, so the coordinator neither parses nor encodes it
+ * again. Provider events come back too; a 429 one process sees is passed to
+ * the others, so the pool backs off together. A child that dies fails its
+ * attempts as retryable infrastructure errors, and the batch runs them again;
+ * one that cannot start gives its waiting units to the others. */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
@@ -13,17 +19,22 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { InfrastructureError } from "../core/errors.ts";
 import { packageVersion } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
+import type { LlmEvent } from "../llm/events.ts";
 import type { WorkUnit } from "../runner/batch.ts";
+import { withEncodedLine } from "../runner/checkpoint.ts";
 import type { LlmSettings } from "../runner/evaluate.ts";
 import type { ExecutorFactory, ExecutorHooks, UnitExecutor } from "../runner/unit-executor.ts";
-import { WorkerRefusedError } from "./host.ts";
+import { UnitHost } from "./host.ts";
 import {
-  decodeOutcome,
   encodeConfig,
   type FromWorker,
+  fromCloneable,
+  type LocalOutcome,
+  Outbox,
   type RunDescriptor,
+  rebuildError,
   type ToWorker,
-  type WireOutcome,
+  type UnitRef,
 } from "./protocol.ts";
 
 /** How a child is started: the compiled entry as is, the TypeScript one through tsx (sources, tests). */
@@ -35,138 +46,295 @@ function childEntry(): { path: string; execArgv: string[] } {
   return { path, execArgv: ["--import", tsx] };
 }
 
-interface Pending {
-  resolve(outcome: WireOutcome): void;
-  reject(error: Error): void;
+/** The simulation of a child's outcome (its slim copy carrying its checkpoint line), or its error rebuilt and thrown. */
+function localSimulation(outcome: LocalOutcome): SimulationRun {
+  if (outcome.kind === "error") throw rebuildError(outcome.error);
+  return withEncodedLine(fromCloneable(outcome.slim), outcome.line);
 }
 
-/** One worker process and the attempts it holds. */
-class LocalWorker {
-  readonly pending = new Map<number, Pending>();
-  alive = true;
+const refOf = (unit: WorkUnit): UnitRef => ({ trial: unit.trial, taskId: unit.task.id, seed: unit.seed });
+
+/** An attempt a child holds. */
+interface Pending {
+  unit: WorkUnit;
+  signal: AbortSignal;
+  resolve(simulation: SimulationRun): void;
+  reject(error: unknown): void;
+}
+
+/** One place attempts run: the coordinator's own process or a child. */
+interface Slot {
+  /** Attempts it holds now (a starting child's waiting ones included). */
+  readonly inFlight: number;
+  /** Takes attempts (false once a child exited or could not start). */
+  readonly usable: boolean;
+  run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun>;
+  rateLimited(model: string): void;
+}
+
+/** The coordinator's own process as a slot: attempts run on its plan, as in a one-process run. */
+class HereSlot implements Slot {
+  inFlight = 0;
+  finished = 0;
 
   constructor(
-    readonly index: number,
+    /** False: the coordinator runs attempts only when no child can. */
+    readonly usable: boolean,
+    private readonly host: UnitHost,
+    /** Called after each attempt here: room for another. */
+    private readonly onFree: () => void,
+  ) {}
+
+  async run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
+    this.inFlight++;
+    try {
+      const simulation = await this.host.simulate(refOf(unit), signal);
+      this.finished++;
+      return simulation;
+    } finally {
+      this.inFlight--;
+      this.onFree();
+    }
+  }
+
+  rateLimited(model: string): void {
+    this.host.rateLimited(model);
+  }
+}
+
+/** A worker process and the attempts it holds. */
+class ChildSlot implements Slot {
+  readonly pending = new Map<number, Pending>();
+  /** Attempts given to it while it starts, kept here until it is ready (the coordinator may take them back). */
+  readonly waiting: (Pending & { id: number })[] = [];
+  ready = false;
+  alive = true;
+  finished = 0;
+  private nextId = 0;
+  private readonly outbox = new Outbox<ToWorker>((messages) => {
+    if (this.alive && this.child.connected) this.child.send(messages);
+  });
+
+  constructor(
+    readonly name: string,
     readonly child: ChildProcess,
   ) {}
 
-  send(message: ToWorker): void {
-    if (this.alive && this.child.connected) this.child.send(message);
+  get inFlight(): number {
+    return this.pending.size + this.waiting.length;
   }
-}
 
-/** Starts `count` worker processes for a plan and waits until every one has planned the run. */
-async function startPool(
-  count: number,
-  descriptor: RunDescriptor,
-  hooks: ExecutorHooks,
-): Promise<LocalWorker[]> {
-  const entry = childEntry();
-  const workers: LocalWorker[] = [];
-  const ready: Promise<void>[] = [];
-  for (let index = 0; index < count; index++) {
-    const child = fork(entry.path, [], {
-      execArgv: entry.execArgv,
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    const worker = new LocalWorker(index, child);
-    workers.push(worker);
-    ready.push(
-      new Promise<void>((resolve, reject) => {
-        const onExit = (code: number | null, signal: string | null) =>
-          reject(
-            new InfrastructureError(
-              `local worker ${index + 1} exited while starting (${signal ?? `code ${code}`})`,
-              { stopsRun: true },
-            ),
-          );
-        child.once("exit", onExit);
-        child.on("message", function first(message: FromWorker) {
-          if (message.type !== "ready" && message.type !== "refused") return;
-          child.off("message", first);
-          child.off("exit", onExit);
-          if (message.type === "ready") resolve();
-          else reject(new WorkerRefusedError(message.message));
-        });
-      }),
-    );
-    child.on("message", (message: FromWorker) => onMessage(workers, worker, message, hooks));
-    child.on("exit", (code, signal) => {
-      worker.alive = false;
-      if (worker.pending.size === 0) return;
-      hooks.note(
-        `local worker ${index + 1} exited (${signal ?? `code ${code}`}); its ${worker.pending.size} simulation(s) run again`,
+  get usable(): boolean {
+    return this.alive;
+  }
+
+  run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
+    const id = this.nextId++;
+    return new Promise<SimulationRun>((resolve, reject) => {
+      const attempt = { id, unit, signal, resolve, reject };
+      if (this.ready) this.start(attempt);
+      else this.waiting.push(attempt);
+      signal.addEventListener(
+        "abort",
+        () => {
+          const at = this.waiting.indexOf(attempt);
+          if (at < 0) return this.send({ type: "abort", id });
+          this.waiting.splice(at, 1);
+          reject(signal.reason);
+        },
+        { once: true },
       );
-      for (const pending of worker.pending.values())
-        pending.reject(
-          new InfrastructureError(`local worker ${index + 1} exited (${signal ?? `code ${code}`})`),
-        );
-      worker.pending.clear();
     });
-    worker.send({ type: "open", descriptor });
   }
-  try {
-    await Promise.all(ready);
-  } catch (error) {
-    await stopPool(workers);
-    throw error;
+
+  /** The child has planned the run: the attempts kept for it go to it now. */
+  becameReady(): void {
+    this.ready = true;
+    for (const attempt of this.waiting.splice(0)) this.start(attempt);
   }
-  return workers;
+
+  private start(attempt: Pending & { id: number }): void {
+    this.pending.set(attempt.id, attempt);
+    this.send({ type: "run", id: attempt.id, unit: refOf(attempt.unit) });
+  }
+
+  rateLimited(model: string): void {
+    this.send({ type: "rate_limited", model });
+  }
+
+  send(message: ToWorker): void {
+    this.outbox.post(message);
+  }
 }
 
-function onMessage(
-  workers: LocalWorker[],
-  from: LocalWorker,
-  message: FromWorker,
-  hooks: ExecutorHooks,
-): void {
-  switch (message.type) {
-    case "ready":
-    case "refused":
+/** The coordinator and its children; {@link LocalPool.run} hands each attempt to the least busy. */
+class LocalPool implements UnitExecutor {
+  private readonly here: HereSlot;
+  private readonly children: ChildSlot[] = [];
+  private readonly slots: Slot[];
+
+  constructor(
+    private readonly hooks: ExecutorHooks,
+    here: UnitHost,
+    childCount: number,
+    descriptor: RunDescriptor,
+    options: Required<LocalWorkersOptions>,
+  ) {
+    this.here = new HereSlot(options.coordinatorRuns, here, () => this.takeWaiting());
+    this.slots = [this.here];
+    const entry = childEntry();
+    for (let index = 0; index < childCount; index++) {
+      const child = fork(entry.path, [], {
+        execArgv: entry.execArgv,
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+        // V8's structured clone: a checkpoint line crosses as a string, not escaped inside JSON.
+        serialization: "advanced",
+      });
+      const slot = new ChildSlot(`local worker ${index + 1}`, child);
+      child.on("message", (messages: FromWorker[]) => {
+        for (const message of messages) this.onMessage(slot, message);
+      });
+      child.on("exit", (code, signal) => this.onExit(slot, signal ?? `code ${code}`));
+      slot.send({ type: "open", descriptor });
+      this.children.push(slot);
+      this.slots.push(slot);
+    }
+  }
+
+  run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
+    let best: Slot | null = null;
+    for (const slot of this.slots)
+      if (slot.usable && (best === null || slot.inFlight < best.inFlight)) best = slot;
+    // No child left and the coordinator kept out: it runs them rather than fail the run.
+    best ??= this.here;
+    return best.run(unit, signal);
+  }
+
+  /**
+   * The coordinator has room for one more attempt: while a child is still starting, it takes one
+   * of the attempts kept for that child (one for each it finishes), so a slow start idles no one.
+   */
+  private takeWaiting(): void {
+    if (!this.here.usable) return;
+    for (const child of this.children) {
+      const attempt = child.alive && !child.ready ? child.waiting.shift() : undefined;
+      if (!attempt) continue;
+      this.here.run(attempt.unit, attempt.signal).then(attempt.resolve, attempt.reject);
       return;
-    case "llm":
-      for (const event of message.events) {
-        hooks.onLlmEvent(event);
-        if (event.type === "rate_limited")
-          for (const other of workers)
-            if (other !== from) other.send({ type: "rate_limited", model: event.model });
+    }
+  }
+
+  /** A 429 seen by `from` (by default the coordinator's own clients) slows every other process too. */
+  rateLimited(model: string, from: Slot = this.here): void {
+    for (const slot of this.slots) if (slot !== from && slot.usable) slot.rateLimited(model);
+  }
+
+  private onMessage(from: ChildSlot, message: FromWorker): void {
+    switch (message.type) {
+      case "ready":
+        from.becameReady();
+        return;
+      case "refused":
+        this.lost(from, `${from.name} could not take the run: ${message.message}`);
+        from.child.disconnect();
+        return;
+      case "llm": {
+        const { event } = message;
+        this.hooks.onLlmEvent(event);
+        if (event.type === "rate_limited") this.rateLimited(event.model, from);
+        return;
       }
-      return;
-    case "outcome": {
-      const pending = from.pending.get(message.id);
-      from.pending.delete(message.id);
-      pending?.resolve(message.outcome);
+      case "outcome": {
+        const pending = from.pending.get(message.id);
+        if (!pending) return;
+        from.pending.delete(message.id);
+        if (message.outcome.kind === "simulation") from.finished++;
+        try {
+          pending.resolve(localSimulation(message.outcome));
+        } catch (error) {
+          pending.reject(error);
+        }
+        return;
+      }
+      default: {
+        const never: never = message;
+        throw new Error(`unknown worker message ${String(never)}`);
+      }
+    }
+  }
+
+  private onExit(slot: ChildSlot, how: string): void {
+    if (slot.alive) this.lost(slot, `${slot.name} exited (${how})`);
+  }
+
+  /**
+   * Takes `slot` out of the pool. Attempts it never started (it was still starting) go to the
+   * others as if sent there first; the ones it was running fail, and the batch retries them.
+   */
+  private lost(slot: ChildSlot, why: string): void {
+    slot.alive = false;
+    const pending = [...slot.pending.values(), ...slot.waiting.splice(0)];
+    slot.pending.clear();
+    if (pending.length === 0) {
+      if (!slot.ready) this.hooks.note(`${why}; the run goes on without it`);
       return;
     }
-    default: {
-      const never: never = message;
-      throw new Error(`unknown worker message ${String(never)}`);
+    if (!slot.ready) {
+      this.hooks.note(`${why}; its ${pending.length} waiting simulation(s) go to the other processes`);
+      for (const attempt of pending)
+        this.run(attempt.unit, attempt.signal).then(attempt.resolve, attempt.reject);
+      return;
     }
+    this.hooks.note(`${why}; its ${pending.length} simulation(s) run again`);
+    for (const attempt of pending) attempt.reject(new InfrastructureError(why));
+  }
+
+  /** Asks every child to leave (it exits when its channel closes), killing the ones that linger. */
+  async close(): Promise<void> {
+    const children = this.children.map((child) => child.finished);
+    if (this.here.finished + children.reduce((sum, count) => sum + count, 0) > 0)
+      this.hooks.note(
+        `local workers: ${this.here.finished} simulation(s) ran in this process, ${children.join(" + ")} in the worker process(es)`,
+      );
+    // Leaving is not losing: exits from here on are not reported.
+    for (const slot of this.children) slot.alive = false;
+    await Promise.all(
+      this.children.map(
+        ({ child }) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+            child.once("exit", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            if (child.connected) child.disconnect();
+            else child.kill("SIGTERM");
+          }),
+      ),
+    );
   }
 }
 
-/** Asks every process to leave (it exits when its channel closes), killing the ones that linger. */
-async function stopPool(workers: readonly LocalWorker[]): Promise<void> {
-  await Promise.all(
-    workers.map(
-      (worker) =>
-        new Promise<void>((resolve) => {
-          const { child } = worker;
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-          child.once("exit", () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          if (child.connected) child.disconnect();
-          else child.kill("SIGTERM");
-        }),
-    ),
-  );
+/** Settings of {@link localWorkers}. */
+export interface LocalWorkersOptions {
+  /**
+   * Whether the coordinator runs simulations itself (default true: `count` processes are it and
+   * `count - 1` workers). False starts `count` workers and keeps the coordinator to the writing.
+   */
+  coordinatorRuns?: boolean;
 }
 
-/** Runs a plan's units in `count` local worker processes; `llm` is how they build model clients. */
-export function localWorkers(count: number, llm: LlmSettings): ExecutorFactory {
+/**
+ * Runs a plan's units in `count` processes of this machine: this one and `count - 1` worker
+ * processes; `llm` is how every process builds its model clients.
+ */
+export function localWorkers(
+  count: number,
+  llm: LlmSettings,
+  options: LocalWorkersOptions = {},
+): ExecutorFactory {
+  const coordinatorRuns = options.coordinatorRuns ?? true;
   return async (plan, hooks): Promise<UnitExecutor> => {
     const descriptor: RunDescriptor = {
       runId: randomUUID(),
@@ -176,28 +344,15 @@ export function localWorkers(count: number, llm: LlmSettings): ExecutorFactory {
       // Same machine, same files: the workers' plans are the coordinator's (a digest would cost a DB hash).
       digest: null,
     };
-    const workers = await startPool(count, descriptor, hooks);
-    let nextId = 0;
-    return {
-      run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
-        const alive = workers.filter((worker) => worker.alive);
-        if (alive.length === 0)
-          return Promise.reject(
-            new InfrastructureError("every local worker process exited", { stopsRun: true }),
-          );
-        const worker = alive.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
-        const id = nextId++;
-        return new Promise<WireOutcome>((resolve, reject) => {
-          worker.pending.set(id, { resolve, reject });
-          worker.send({
-            type: "run",
-            id,
-            unit: { trial: unit.trial, taskId: unit.task.id, seed: unit.seed },
-          });
-          signal.addEventListener("abort", () => worker.send({ type: "abort", id }), { once: true });
-        }).then((outcome) => decodeOutcome(outcome, `local worker ${worker.index + 1}`));
-      },
-      close: () => stopPool(workers),
+    let pool: LocalPool | null = null;
+    const onLlmEvent = (event: LlmEvent) => {
+      hooks.onLlmEvent(event);
+      if (event.type === "rate_limited") pool?.rateLimited(event.model);
     };
+    const here = UnitHost.forPlan(descriptor.runId, plan, llm, { onLlmEvent });
+    pool = new LocalPool(hooks, here, Math.max(0, coordinatorRuns ? count - 1 : count), descriptor, {
+      coordinatorRuns,
+    });
+    return pool;
   };
 }

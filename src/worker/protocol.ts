@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import type { UrlAgentSpec } from "../agents/url-agent.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
-import { parsePyJson, pyDumps } from "../core/py-json.ts";
+import { PyFloat, parsePyJson, pyDumps } from "../core/py-json.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { LlmError, type LlmErrorKind } from "../llm/errors.ts";
 import type { LlmEvent } from "../llm/events.ts";
@@ -93,14 +93,16 @@ export function decodeConfig(text: string): RunConfig {
 
 /** A simulation as it travels (its checkpoint line, so the coordinator writes what one process would). */
 export function encodeSimulation(simulation: SimulationRun): WireOutcome {
-  return {
-    kind: "simulation",
-    line: formatCheckpointLine({ kind: "simulation", version: CHECKPOINT_VERSION, simulation }),
-  };
+  return { kind: "simulation", line: simulationLine(simulation) };
+}
+
+/** A simulation's checkpoint line, as the coordinator would write it. */
+export function simulationLine(simulation: SimulationRun): string {
+  return formatCheckpointLine({ kind: "simulation", version: CHECKPOINT_VERSION, simulation });
 }
 
 /** An attempt's error as it travels. */
-export function encodeError(error: unknown): WireOutcome {
+export function encodeError(error: unknown): { kind: "error"; error: WireError } {
   const err = error instanceof Error ? error : new Error(String(error));
   let llm: WireError["llm"] = null;
   let stopsRun = false;
@@ -148,16 +150,84 @@ export function rebuildError(wire: WireError): Error {
   return error;
 }
 
-/** Coordinator → local worker process. */
+/**
+ * One attempt's outcome from a local worker process: a simulation comes as its checkpoint line,
+ * which the coordinator writes as is, and its slim copy (see `slimSimulation`), which is all the
+ * coordinator reads of it, so it never parses nor encodes a simulation again.
+ */
+export type LocalOutcome =
+  | { kind: "simulation"; line: string; slim: SimulationRun }
+  | { kind: "error"; error: WireError };
+
+/** Coordinator → local worker process (sent in batches, see {@link Outbox}). */
 export type ToWorker =
   | { type: "open"; descriptor: RunDescriptor }
   | { type: "run"; id: number; unit: UnitRef }
   | { type: "abort"; id: number }
   | { type: "rate_limited"; model: string };
 
-/** Local worker process → coordinator. */
+/** Local worker process → coordinator (sent in batches, see {@link Outbox}). */
 export type FromWorker =
   | { type: "ready" }
   | { type: "refused"; message: string }
-  | { type: "llm"; events: LlmEvent[] }
-  | { type: "outcome"; id: number; outcome: WireOutcome };
+  | { type: "llm"; event: LlmEvent }
+  | { type: "outcome"; id: number; outcome: LocalOutcome };
+
+/**
+ * Messages to one process, sent as one array per turn of the event loop: a message costs a
+ * serialization and a write on each side, and a busy run has thousands per second. Order is kept.
+ */
+export class Outbox<T> {
+  private messages: T[] = [];
+  private scheduled = false;
+
+  constructor(private readonly deliver: (messages: T[]) => void) {}
+
+  post(message: T): void {
+    this.messages.push(message);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Sends what is waiting now. */
+  flush(): void {
+    this.scheduled = false;
+    if (this.messages.length === 0) return;
+    const messages = this.messages;
+    this.messages = [];
+    this.deliver(messages);
+  }
+}
+
+const PY_FLOAT = "__taubench_py_float__";
+
+/**
+ * A value as it crosses a structured-clone channel: {@link PyFloat}s (which a clone would turn into
+ * plain objects) become tagged objects; {@link fromCloneable} turns them back.
+ */
+export function toCloneable<T>(value: T): T {
+  if (value instanceof PyFloat) return { [PY_FLOAT]: value.value } as T;
+  if (Array.isArray(value)) return value.map(toCloneable) as T;
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, toCloneable(v)])) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = toCloneable(item);
+    return out as T;
+  }
+  return value;
+}
+
+/** The inverse of {@link toCloneable}. */
+export function fromCloneable<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(fromCloneable) as T;
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, fromCloneable(v)])) as T;
+  if (value !== null && typeof value === "object") {
+    const tagged = (value as Record<string, unknown>)[PY_FLOAT];
+    if (typeof tagged === "number") return new PyFloat(tagged) as T;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = fromCloneable(item);
+    return out as T;
+  }
+  return value;
+}

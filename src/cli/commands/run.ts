@@ -507,7 +507,7 @@ export function registerRunCommand(program: Command): void {
     .option("--max-trials <n>", "with --until-decided: most trials per task the run may reach")
     .option(
       "--workers <n>",
-      "run simulations in N local worker processes (one core each); default 1, this process",
+      "spread simulations over N local processes, one core each: this one and N-1 workers; default 1, this process only",
     )
     .option(
       "--queue <redis-url>",
