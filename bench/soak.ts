@@ -7,9 +7,14 @@
  * in flight) each must be flat: the heap may grow only by
  * the slim record each finished simulation keeps for the summary, descriptors
  * and listeners not at all. Reports the slopes (least squares over the samples).
+ *
+ * Descriptors are split into sockets and the rest (files, pipes, event fds).
+ * The keep-alive pool holds one socket per call in flight and reuses it, so
+ * the socket check is that the process never holds more sockets than calls in
+ * flight (plus those it had before the run), at any sample or after the run.
  * Alone: `node --expose-gc --import tsx bench/soak.ts [--quick]`.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { providerKey } from "../src/llm/index.ts";
@@ -28,7 +33,9 @@ interface Sample {
   done: number;
   heapBytes: number;
   rssBytes: number;
+  /** Open descriptors that are not sockets (files, pipes, event fds). */
   fds: number;
+  sockets: number;
   listeners: number;
 }
 
@@ -38,9 +45,27 @@ interface SoakResult {
   wallMs: number;
   infrastructureErrors: number;
   samples: Sample[];
+  /** Sockets open before the first simulation, and once the run ended. */
+  socketsBefore: number;
+  socketsAfter: number;
 }
 
-const openFds = () => readdirSync("/proc/self/fd").length;
+/** Open descriptors of this process, sockets apart from the rest. */
+function openDescriptors(): { sockets: number; other: number } {
+  let sockets = 0;
+  let other = 0;
+  for (const fd of readdirSync("/proc/self/fd")) {
+    let target = "";
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // the descriptor readdir itself used, closed by now
+    }
+    if (target.startsWith("socket:")) sockets++;
+    else other++;
+  }
+  return { sockets, other };
+}
 const processListeners = () =>
   process.eventNames().reduce((sum, name) => sum + process.listenerCount(name), 0);
 
@@ -62,21 +87,25 @@ async function soak(dataDir: string, simulations: number, concurrency: number): 
   const transport = await httpTransport(20);
   const folder = mkdtempSync(join(tmpdir(), "tau-bench-soak-"));
   const taskIds = ["create_task_1", "update_task_1", "impossible_task_1"];
-  const trials = Math.max(1, Math.round(simulations / taskIds.length));
+  const trials = Math.max(1, Math.ceil(simulations / taskIds.length));
   const total = trials * taskIds.length;
   const every = Math.max(1, Math.floor(total / 40));
   const samples: Sample[] = [];
   let done = 0;
-  const sample = () =>
+  const sample = () => {
+    const descriptors = openDescriptors();
     samples.push({
       done,
       heapBytes: heapUsedBytes(),
       rssBytes: process.memoryUsage.rss(),
-      fds: openFds(),
+      fds: descriptors.other,
+      sockets: descriptors.sockets,
       listeners: processListeners(),
     });
+  };
   try {
     sample();
+    const socketsBefore = openDescriptors().sockets;
     const started = performance.now();
     const outcome = await executeRun(
       offlineRunConfig(dataDir, {
@@ -106,6 +135,8 @@ async function soak(dataDir: string, simulations: number, concurrency: number): 
       infrastructureErrors: outcome.simulations.filter((s) => s.termination_reason === "infrastructure_error")
         .length,
       samples,
+      socketsBefore,
+      socketsAfter: openDescriptors().sockets,
     };
   } finally {
     await transport.close();
@@ -124,6 +155,9 @@ function rows(result: SoakResult): BenchResult[] {
     `${Math.min(...warm.map(pick))}–${Math.max(...warm.map(pick))}`;
   const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
   const heap = warm.map((s) => s.heapBytes);
+  const rss = warm.map((s) => s.rssBytes);
+  const firstLast = (values: number[]) =>
+    `${mb(values[0]!)} → ${mb(values.at(-1)!)} (range ${mb(Math.min(...values))}–${mb(Math.max(...values))})`;
   return [
     {
       subject,
@@ -131,22 +165,35 @@ function rows(result: SoakResult): BenchResult[] {
       value: per((s) => s.heapBytes),
       unit: "bytes",
       target: KEPT_PER_SIMULATION_TARGET,
-      note: `per finished simulation (its slim record is kept); ${mb(Math.min(...heap))} → ${mb(Math.max(...heap))} over ${warm.length} samples; ${result.infrastructureErrors} infrastructure errors; ${(result.wallMs / 1000).toFixed(1)} s`,
+      note: `per finished simulation (its slim record is kept); ${firstLast(heap)} over ${warm.length} samples; ${result.infrastructureErrors} infrastructure errors; ${(result.wallMs / 1000).toFixed(1)} s`,
     },
     {
       subject,
       metric: "RSS slope after warm-up",
       value: per((s) => s.rssBytes),
       unit: "bytes",
-      note: "per finished simulation (garbage between collections included)",
+      note: `per finished simulation (garbage between collections included); ${firstLast(rss)}`,
     },
     {
       subject,
-      metric: "file descriptors per 1000 simulations",
+      metric: "descriptors other than sockets per 1000 simulations",
       value: Math.abs(per((s) => s.fds)) * 1000,
       unit: "count",
       target: 1,
-      note: `open descriptors after warm-up ${range((s) => s.fds)}`,
+      note: `files, pipes and event descriptors after warm-up ${range((s) => s.fds)}`,
+    },
+    {
+      subject,
+      metric: "sockets beyond the calls in flight",
+      value: Math.max(
+        0,
+        Math.max(result.socketsAfter, ...result.samples.map((s) => s.sockets)) -
+          result.socketsBefore -
+          result.concurrency,
+      ),
+      unit: "count",
+      target: 1,
+      note: `${result.socketsBefore} before the run, ${range((s) => s.sockets)} after warm-up with ${result.concurrency} calls in flight, ${result.socketsAfter} after the run (the idle pool)`,
     },
     {
       subject,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Message, ToolCall } from "../core/messages.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { loadDomain } from "../domains/registry.ts";
+import { isTau1Domain } from "../domains/tau1/index.ts";
 import { hallucinatedIdCalls, hallucinatedIds } from "./hallucinated-ids.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -66,6 +67,56 @@ describe.skipIf(!dataDir)(
           sim("c", messages, "infrastructure_error"),
         ]),
       ).toEqual({ calls: 2, simulations: 2, simulationsWithAny: 1, perSimulation: 1 });
+    });
+  },
+);
+
+const tau1DataDir = process.env.TAU1_DATA_DIR;
+
+describe.skipIf(!tau1DataDir)(
+  "hallucinated ids in the original τ-bench's domains (skipped: TAU1_DATA_DIR not set)",
+  () => {
+    /** Agent calls answered by τ-bench's tools, as a tau1 run records them (an output starting "Error" is an error). */
+    function tau1Conversation(domainName: string, calls: [string, Record<string, unknown>][]): Message[] {
+      const domain = loadDomain(domainName, tau1DataDir!);
+      if (!isTau1Domain(domain)) throw new Error(`${domainName} is not a tau1 domain`);
+      const data = domain.tau1.freshData();
+      const messages: Message[] = [];
+      calls.forEach(([name, kwargs], index) => {
+        const call: ToolCall = { id: `call_${index}`, name, arguments: kwargs, requestor: "assistant" };
+        messages.push({ role: "assistant", content: null, tool_calls: [call] } as Message);
+        const { observation } = domain.tau1.tools.step(data, { name, kwargs });
+        messages.push({
+          role: "tool",
+          id: call.id,
+          content: observation,
+          requestor: "assistant",
+          error: observation.startsWith("Error"),
+        } as Message);
+      });
+      return messages;
+    }
+
+    it("tau1-retail counts made-up order, user and product ids, not a lookup by name and zip or a wrong action", () => {
+      const messages = tau1Conversation("tau1-retail", [
+        ["get_order_details", { order_id: "#W0000000" }],
+        ["get_user_details", { user_id: "nobody_1234" }],
+        ["get_product_details", { product_id: "0000000000" }],
+        ["find_user_id_by_name_zip", { first_name: "No", last_name: "Body", zip: "00000" }],
+        ["cancel_pending_order", { order_id: "#W0000000", reason: "no longer needed" }],
+        ["no_such_action", {}],
+      ]);
+      expect(messages.filter((m) => m.role === "tool" && m.error)).toHaveLength(5);
+      expect(hallucinatedIdCalls("tau1-retail", messages)).toBe(4);
+    });
+
+    it("tau1-airline counts a made-up reservation and user", () => {
+      const messages = tau1Conversation("tau1-airline", [
+        ["get_reservation_details", { reservation_id: "ZZZZZZ" }],
+        ["get_user_details", { user_id: "no_such_user" }],
+        ["list_all_airports", {}],
+      ]);
+      expect(hallucinatedIdCalls("tau1-airline", messages)).toBe(2);
     });
   },
 );

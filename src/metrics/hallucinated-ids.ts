@@ -12,6 +12,9 @@
  * - telecom: `Customer with ID 'x' not found`, `Line with ID … not found`, `Plan …`, `Bill …`,
  *   `Device …`, `Line 'x' not found for customer 'y'`, `Unknown ID format or type: 'x'`
  * - mock: `User x not found`, `Task x not found`, `Notification x not found`
+ * - the original τ-bench (`tau1-retail`, `tau1-airline`, the paper's own domains):
+ *   `Error: order not found`, `user not found`, `product not found`,
+ *   `reservation not found`, `payment method not found`, …
  *
  * Lookups by a person's details rather than an id (retail's `find_user_id_by_email`,
  * `find_user_id_by_name_zip`, whose miss says `User not found`) are left out: a
@@ -28,8 +31,10 @@ const NOT_FOUND = /^Error: .*(\bnot found\b|\bUnknown ID format\b)/s;
 const UNKNOWN_TOOL = /^Error: Tool '[^']*' not found\.?$/;
 
 /** Tools whose "not found" is about personal details, not an id. */
+const RETAIL_LOOKUPS = ["find_user_id_by_email", "find_user_id_by_name_zip"];
 const LOOKUPS_BY_DETAILS: Readonly<Record<string, readonly string[]>> = {
-  retail: ["find_user_id_by_email", "find_user_id_by_name_zip"],
+  retail: RETAIL_LOOKUPS,
+  "tau1-retail": RETAIL_LOOKUPS,
 };
 
 /** The agent tool calls of one conversation whose output says an id does not exist. */
