@@ -39,6 +39,40 @@ function TagList({
   );
 }
 
+/** Simulations with an error of one side, and with a critical one, of those reviewed. */
+function ErrorRow({
+  name,
+  label,
+  all,
+  critical,
+  of,
+}: {
+  name: string;
+  label: string;
+  all: number;
+  critical: number;
+  of: number;
+}) {
+  return (
+    <tr data-row={name}>
+      <td>{label}</td>
+      <td class="num" data-value="all">
+        {all}
+      </td>
+      <td class="num" data-value="all-rate">
+        {share(all, of)}
+      </td>
+      <td class="muted">critical</td>
+      <td class="num" data-value="critical">
+        {critical}
+      </td>
+      <td class="num" data-value="critical-rate">
+        {share(critical, of)}
+      </td>
+    </tr>
+  );
+}
+
 function ReviewAudit({
   review,
   standard,
@@ -63,39 +97,21 @@ function ReviewAudit({
       </p>
       <table class="compact">
         <tbody>
-          <tr data-row="user-errors">
-            <td>user simulator errors</td>
-            <td class="num" data-value="all">
-              {audit.userErrorSimulations}
-            </td>
-            <td class="num" data-value="all-rate">
-              {share(audit.userErrorSimulations, audit.reviewed)}
-            </td>
-            <td class="muted">critical</td>
-            <td class="num" data-value="critical">
-              {audit.userCriticalSimulations}
-            </td>
-            <td class="num" data-value="critical-rate">
-              {share(audit.userCriticalSimulations, audit.reviewed)}
-            </td>
-          </tr>
+          <ErrorRow
+            name="user-errors"
+            label="user simulator errors"
+            all={audit.userErrorSimulations}
+            critical={audit.userCriticalSimulations}
+            of={audit.reviewed}
+          />
           {audit.mode === "full" && (
-            <tr data-row="agent-errors">
-              <td>agent errors</td>
-              <td class="num" data-value="all">
-                {audit.agentErrorSimulations}
-              </td>
-              <td class="num" data-value="all-rate">
-                {share(audit.agentErrorSimulations, audit.reviewed)}
-              </td>
-              <td class="muted">critical</td>
-              <td class="num" data-value="critical">
-                {audit.agentCriticalSimulations}
-              </td>
-              <td class="num" data-value="critical-rate">
-                {share(audit.agentCriticalSimulations, audit.reviewed)}
-              </td>
-            </tr>
+            <ErrorRow
+              name="agent-errors"
+              label="agent errors"
+              all={audit.agentErrorSimulations}
+              critical={audit.agentCriticalSimulations}
+              of={audit.reviewed}
+            />
           )}
         </tbody>
         <caption class="muted small">
