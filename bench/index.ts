@@ -19,6 +19,7 @@ import {
   formatTable,
   ratioToTarget,
 } from "./harness.ts";
+import { runProcessBench } from "./run-process.ts";
 import { runnerBench } from "./runner-throughput.ts";
 import { soakBench } from "./soak.ts";
 import { startupBench } from "./startup.ts";
@@ -35,6 +36,7 @@ export const MODULES: readonly BenchModule[] = [
   bankingRetrievalBench,
   telecomGeneratorBench,
   runnerBench,
+  runProcessBench,
   workersBench,
   soakBench,
   viewerBench,

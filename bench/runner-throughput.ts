@@ -26,6 +26,7 @@ import { PyFloat } from "../src/core/py-json.ts";
 import { createLlmClient, type LlmClient, type LlmEventListener, providerKey } from "../src/llm/index.ts";
 import { exportResults } from "../src/runner/export.ts";
 import { executeRun } from "../src/runner/run.ts";
+import { airlineScriptHandler } from "../src/testing/airline-script.ts";
 import { startFakeProvider } from "../src/testing/fake-provider.ts";
 import { spawn } from "node:child_process";
 import {
@@ -108,11 +109,14 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/** What the fake provider plays: mock's three-call conversation, or the airline script (both sides). */
+export type FakeScript = "mock" | "airline";
+
 /** Starts the fake provider in a child process; counters travel over stdin/stdout. */
-export async function httpTransport(latencyMs: number): Promise<Transport> {
+export async function httpTransport(latencyMs: number, script: FakeScript = "mock"): Promise<Transport> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", new URL(import.meta.url).pathname, "--serve", String(latencyMs)],
+    ["--import", "tsx", new URL(import.meta.url).pathname, "--serve", String(latencyMs), script],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
@@ -408,10 +412,13 @@ if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--se
     latencyMs: Number(process.argv[3]),
     record: false,
     simulateCache: false,
-    handler: (request) => {
-      const messages = request.body.messages as { content?: unknown }[];
-      return { text: scriptedText(JSON.stringify(messages[0]?.content ?? ""), messages.length) };
-    },
+    handler:
+      process.argv[4] === "airline"
+        ? airlineScriptHandler("right")
+        : (request) => {
+            const messages = request.body.messages as { content?: unknown }[];
+            return { text: scriptedText(JSON.stringify(messages[0]?.content ?? ""), messages.length) };
+          },
   });
   process.stdout.write(`${JSON.stringify({ openaiBaseUrl: provider.openaiBaseUrl })}\n`);
   for await (const _line of createInterface({ input: process.stdin }))

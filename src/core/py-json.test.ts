@@ -7,6 +7,8 @@ import {
   type PyValue,
   PyJsonSyntaxError,
   parsePyJson,
+  indentCompactPyJson,
+  jsonMemberSpan,
   pyDumps,
   pyEquals,
   pyFixed,
@@ -90,6 +92,25 @@ describe(`Python-compatible JSON against CPython ${vectors.python} vectors`, () 
       expect(pyDumps(value, { indent: 2, sortKeys: true }), v.name).toBe(v.indent2_sorted);
       expect(pyDumps(value, { ensureAscii: false }), v.name).toBe(v.no_ascii);
     }
+  });
+
+  it("re-lays compact dumps out as indented ones without parsing", () => {
+    for (const v of vectors.dumps) {
+      expect(indentCompactPyJson(v.compact), v.name).toBe(v.indent2);
+      expect(indentCompactPyJson(v.sorted), v.name).toBe(v.indent2_sorted);
+    }
+    // Separators, brackets and escaped quotes inside strings are left alone; depth indents the inner lines.
+    const value = { a: 'x, "y" [z] {w}: \\', b: [[], {}, [1, { c: null }]] };
+    expect(indentCompactPyJson(pyDumps(value))).toBe(pyDumps(value, { indent: 2 }));
+    expect(indentCompactPyJson(pyDumps([1, [2]]), 2)).toBe("[\n      1,\n      [\n        2\n      ]\n    ]");
+  });
+
+  it("finds an object's own member without parsing", () => {
+    const text = pyDumps({ a: { messages: [9] }, s: 'x "messages": [1]', messages: [{ b: "]" }, []], z: 1 });
+    const span = jsonMemberSpan(text, 0, "messages");
+    expect(span && text.slice(...span)).toBe('[{"b": "]"}, []]');
+    expect(jsonMemberSpan(text, 0, "missing")).toBeNull();
+    expect(jsonMemberSpan(text, 0, "z")).toBeNull(); // not a container
   });
 
   it("renders str() and repr() of strings, lists and dicts", () => {

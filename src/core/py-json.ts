@@ -265,6 +265,83 @@ export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
   return parts.join("");
 }
 
+/** Index of the quote closing the JSON string whose opening quote is at `start` (not escaped by an odd run of backslashes). */
+export function jsonStringEnd(text: string, start: number): number {
+  let end = start;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    if (end < 0) throw new PyJsonSyntaxError("Unterminated string starting at", start);
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return end;
+  }
+}
+
+/**
+ * The span `[start, end)` of the value of `key` in the JSON object whose `{` is at `objectStart`
+ * (a key of that object itself, not of a nested one), found without parsing: only strings and
+ * brackets are followed. Null when the object has no such key. Expects `": "` after keys (pyDumps' layout).
+ */
+export function jsonMemberSpan(text: string, objectStart: number, key: string): [number, number] | null {
+  const quoted = `${pyJsonString(key)}: `;
+  let depth = 0;
+  let valueStart = -1;
+  for (let i = objectStart; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      if (depth === 1 && valueStart < 0 && text.startsWith(quoted, i)) {
+        valueStart = i + quoted.length;
+        const first = text.charCodeAt(valueStart);
+        if (first !== 0x7b && first !== 0x5b) return null; // only container values are looked for
+        i = valueStart - 1;
+        continue;
+      }
+      i = jsonStringEnd(text, i);
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (valueStart >= 0 && depth === 1) return [valueStart, i + 1];
+      if (depth === 0) return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * The text {@link pyDumps} writes with `indent: 2`, from the compact text it wrote for the same
+ * value (`", "` and `": "` separators), without parsing it: only the layout changes. `depth` is
+ * the nesting of the value in a larger indented document (its first line is not indented, as
+ * pyDumps' own output inside a list item). Lets a stored compact record be re-laid out cheaply.
+ */
+export function indentCompactPyJson(compact: string, depth = 0): string {
+  const parts: string[] = [];
+  const newline = (level: number) => `\n${"  ".repeat(level)}`;
+  let level = depth;
+  let run = 0; // start of the text not yet copied
+  for (let i = 0; i < compact.length; i++) {
+    const c = compact.charCodeAt(i);
+    if (c === 0x22) i = jsonStringEnd(compact, i);
+    else if (c === 0x7b || c === 0x5b) {
+      const next = compact.charCodeAt(i + 1);
+      if (next === 0x7d || next === 0x5d)
+        i++; // an empty container stays `{}` / `[]`
+      else {
+        parts.push(compact.slice(run, i + 1), newline(++level));
+        run = i + 1;
+      }
+    } else if (c === 0x7d || c === 0x5d) {
+      parts.push(compact.slice(run, i), newline(--level));
+      run = i;
+    } else if (c === 0x2c && compact.charCodeAt(i + 1) === 0x20) {
+      parts.push(compact.slice(run, i + 1), newline(level));
+      run = i + 2;
+      i++;
+    }
+  }
+  parts.push(compact.slice(run));
+  return parts.join("");
+}
+
 function entriesOf(value: object, sortKeys: boolean): [string, unknown][] {
   const entries: [string, unknown][] =
     value instanceof Map ? [...value.entries()] : Object.entries(value as Record<string, unknown>);

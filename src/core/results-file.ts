@@ -170,6 +170,16 @@ export type ResultsHead = Omit<Results, "simulations">;
 /** Simulations for a streaming writer: a list, or a generator reading them from disk. */
 export type SimulationSource = Iterable<SimulationRun> | AsyncIterable<SimulationRun>;
 
+/** A simulation already laid out as an item of the monolithic file's `simulations` list (see {@link simulationItemText}). */
+export interface RenderedSimulation {
+  readonly renderedItem: string;
+}
+
+/** What {@link writeResultsStream} takes: simulations, or some already rendered. */
+export type StreamedSimulations =
+  | Iterable<SimulationRun | RenderedSimulation>
+  | AsyncIterable<SimulationRun | RenderedSimulation>;
+
 /** Text is handed to the file in pieces of about this many characters (all ASCII: ensure_ascii). */
 const STREAM_CHUNK_CHARS = 1 << 20;
 
@@ -217,7 +227,7 @@ function simulationItemText(simulation: SimulationRun): string {
 export async function writeResultsStream(
   path: string,
   head: ResultsHead,
-  simulations: SimulationSource,
+  simulations: StreamedSimulations,
 ): Promise<number> {
   mkdirSync(dirname(path), { recursive: true });
   const { prefix, suffix } = resultsFrame(head);
@@ -228,7 +238,9 @@ export async function writeResultsStream(
     // Secrets are masked per piece; a piece is a whole value, so no key is cut in two.
     let pending = maskSecrets(prefix);
     for await (const simulation of simulations) {
-      pending += `${count === 0 ? "[" : ","}\n    ${maskSecrets(simulationItemText(simulation))}`;
+      const rendered = (simulation as Partial<RenderedSimulation>).renderedItem;
+      const item = rendered ?? simulationItemText(simulation as SimulationRun);
+      pending += `${count === 0 ? "[" : ","}\n    ${maskSecrets(item)}`;
       count++;
       if (pending.length >= STREAM_CHUNK_CHARS) {
         await handle.write(pending, null, "utf8");

@@ -87,6 +87,54 @@ describe("DbState.hash", () => {
   });
 });
 
+describe("DbState.sameContent", () => {
+  /** A few random writes, drawn from a small set so that two forks often end up alike. */
+  function scribble(db: DbState<Root>, next: () => number): void {
+    const root = db.root;
+    const steps = Math.floor(next() * 3);
+    for (let s = 0; s < steps; s++) {
+      const pick = next();
+      const key = `k${10 + Math.floor(next() * 3)}`;
+      if (!root.items.has(key)) root.items.set(key, { name: "back", price: 2, tags: [] });
+      else if (pick < 0.25) root.items.mutate(key).price = 100;
+      else if (pick < 0.4)
+        root.items.mutate(key).price += 0; // copied, content unchanged
+      else if (pick < 0.55) root.items.set("a1", { name: "new", price: 1, tags: [] });
+      else if (pick < 0.65) root.items.delete(key);
+      else if (pick < 0.75) root.log.set(0, "a");
+      else if (pick < 0.85) root.empty.set("x", 1);
+      else db.setField("settings", { mode: next() < 0.5 ? "x" : "y", limit: 3 });
+    }
+  }
+
+  it("agrees with comparing hashes for forks with random, often equal, writes", () => {
+    const base = load();
+    const next = random(11);
+    let equal = 0;
+    for (let round = 0; round < 300; round++) {
+      const a = base.fork();
+      const b = base.fork();
+      scribble(a, next);
+      scribble(b, next);
+      const expected = a.hash() === b.hash();
+      if (expected) equal++;
+      expect(a.sameContent(b), `round ${round}`).toBe(expected);
+      expect(b.sameContent(a), `round ${round}`).toBe(expected);
+      expect(a.sameContent(a.fork())).toBe(true);
+    }
+    // Both outcomes occur often enough for the comparison to mean something.
+    expect(equal).toBeGreaterThan(30);
+    expect(equal).toBeLessThan(270);
+  });
+
+  it("compares states of different models by their hashes", () => {
+    const Other = t.model("Other", { items: t.dict(Item) });
+    const other = DbState.fromValidated(Other, validate(Other, { items: {} }));
+    expect(load().sameContent(other)).toBe(false);
+    expect(other.sameContent(other.fork())).toBe(true);
+  });
+});
+
 describe("DbState with copy-on-write model fields", () => {
   const Table = {
     ...t.model("Table", { data: t.dict(t.dict(t.any())), notes: [t.str(), ""] }),
@@ -126,5 +174,11 @@ describe("DbState with copy-on-write model fields", () => {
     expect([...a.root.users.data.keys()]).toEqual(["123", "u2"]);
     expect(b.root.users.data.get("123")?.get("name")).toBe("a");
     expect(a.fork().hash()).toBe(a.hash());
+    expect(a.sameContent(b)).toBe(false);
+    expect(b.sameContent(base.fork())).toBe(true);
+    const c = base.fork();
+    c.root.users.data.mutate("123").set("name", "changed");
+    c.root.cards.data.set("c1", new Map([["n", 1]]));
+    expect(c.sameContent(a)).toBe(true);
   });
 });

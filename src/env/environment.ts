@@ -236,6 +236,16 @@ export class Environment {
   }
 
   /**
+   * Whether both DBs equal `other`'s, as upstream's grading compares them (`get_db_hash` and
+   * `get_user_db_hash` alike); decided without hashing (see {@link DbState.sameContent}).
+   */
+  sameDbsAs(other: Environment): boolean {
+    if (!this.tools.db.sameContent(other.tools.db)) return false;
+    if (!this.userTools || !other.userTools) return !this.userTools && !other.userTools;
+    return this.userTools.db.sameContent(other.userTools.db);
+  }
+
+  /**
    * Upstream `set_state`: merge initialization data, run initialization
    * actions, replay the write tool calls of a message history (comparing
    * outputs; strict mode throws {@link ReplayMismatchError}), then sync.

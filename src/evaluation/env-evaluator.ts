@@ -54,8 +54,7 @@ export function evaluateEnvironment(options: EnvEvaluationOptions): RewardInfo {
   }
   const predicted = replayPredicted(options);
   const gold = buildGoldEnvironment(options.domain, task).env;
-  const dbMatch =
-    gold.getDbHash() === predicted.getDbHash() && gold.getUserDbHash() === predicted.getUserDbHash();
+  const dbMatch = gold.sameDbsAs(predicted);
   const dbReward = dbMatch ? 1 : 0;
 
   const checks: EnvAssertionCheck[] = [];

@@ -92,6 +92,20 @@ export class ProviderLlmClient implements LlmClient {
     return urlWithoutCredentials(override ?? config.baseUrl ?? DEFAULT_BASE_URLS[config.provider]);
   }
 
+  /** The SDK model per base URL, built once (its fetch finds the call's capture in {@link rawResponses}). */
+  private readonly models = new Map<string | undefined, Promise<LanguageModelV3>>();
+
+  private modelFor(baseUrl: string | undefined): Promise<LanguageModelV3> {
+    let model = this.models.get(baseUrl);
+    if (model === undefined) {
+      model = createModel(this.config, baseUrl);
+      // A failed build (a provider SDK that cannot load) is not kept: the next call tries again.
+      model.catch(() => this.models.delete(baseUrl));
+      this.models.set(baseUrl, model);
+    }
+    return model;
+  }
+
   async generate(request: LlmRequest): Promise<LlmResponse> {
     const { config } = this;
     if (config.apiKey === undefined && config.apiKeyVariable !== undefined) {
@@ -114,7 +128,7 @@ export class ProviderLlmClient implements LlmClient {
     const { value, attempts } = await withRetry(
       async (signal) => {
         const capture: { text?: string } = {};
-        const model = config.languageModel ?? (await createModel(config, baseUrl, capture));
+        const model = config.languageModel ?? (await this.modelFor(baseUrl));
         const result = await rawResponses.run(capture, () =>
           model.doGenerate({
             prompt,
@@ -242,11 +256,13 @@ function rekeyed(options: SharedV3ProviderOptions, config: ProviderClientConfig)
   return { ...rest, [key]: own };
 }
 
-/** Builds the SDK model for one attempt; the fetch wrapper keeps the raw response text. */
+/**
+ * Builds the SDK model of a client (once per base URL); its fetch keeps the raw response text in
+ * the capture of the call running in this async context ({@link rawResponses}).
+ */
 async function createModel(
   config: ProviderClientConfig,
   baseUrl: string | undefined,
-  capture: { text?: string },
 ): Promise<LanguageModelV3> {
   const fetchCapturing = async (
     input: Parameters<typeof fetch>[0],
@@ -254,7 +270,8 @@ async function createModel(
   ): Promise<Response> => {
     if (handlesRequest(input, init)) {
       const reply = await requestOverHttp(input as string | URL, init);
-      capture.text = reply.body.toString("utf8");
+      const capture = rawResponses.getStore();
+      if (capture) capture.text = reply.body.toString("utf8");
       return toResponse(reply);
     }
     // `generate` runs the call with `capture` as the raw-response store, so this keeps its text too.

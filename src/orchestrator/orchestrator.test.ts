@@ -522,27 +522,31 @@ describe.skipIf(!dataDir)("Orchestrator on mock (skipped: TAU_DATA_DIR not set)"
         // busy-wait: the timeout is measured in wall-clock time
       }
     };
+    // The limit is far above what a plain step takes even on a loaded machine (a check after any
+    // step that is not meant to trip must not), and each busy step is well past it.
+    const limit = { timeoutMs: 300 };
+    const slow = 400;
     // upstream `_check_timeout` is guarded by `not self.done`, unlike max_steps and too_many_errors (P3)
     const stoppingLate = new FakeUser(() => {
-      busy(5);
+      busy(slow);
       return { content: "bye ###STOP###" };
     });
-    const stopped = await make(task("create_task_1"), chatty(), stoppingLate, { timeoutMs: 1 }).run();
+    const stopped = await make(task("create_task_1"), chatty(), stoppingLate, limit).run();
     expect(stopped.termination_reason).toBe("user_stop");
 
     // steps: 1 user, 2 agent (bad tool call), 3 env (error 1): max_steps, then too_many_errors, then timeout
     const agent = new FakeAgent(() => {
-      busy(5);
+      busy(slow);
       return { tool_calls: [tc("a1", "no_such_tool")] };
     });
-    const all = make(task("create_task_1"), agent, talker(), { maxSteps: 3, maxErrors: 1, timeoutMs: 1 });
+    const all = make(task("create_task_1"), agent, talker(), { maxSteps: 3, maxErrors: 1, ...limit });
     const simulation = await all.run();
     expect([all.stepCount, all.numErrors]).toEqual([3, 1]);
     expect(simulation.termination_reason).toBe("too_many_errors");
     const stepsOnly = await make(task("create_task_1"), agent, talker(), {
       maxSteps: 3,
       maxErrors: 2,
-      timeoutMs: 1,
+      ...limit,
     }).run();
     expect(stepsOnly.termination_reason).toBe("max_steps");
   });

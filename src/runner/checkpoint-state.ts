@@ -4,6 +4,8 @@
  * wins over an infrastructure error of the same key; among finished ones the
  * first wins (a duplicate is ignored, as upstream skips duplicate keys).
  */
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import { keyOf, type RunRecord, readCheckpoint, type SessionRecord } from "./checkpoint.ts";
@@ -138,8 +140,12 @@ export async function loadCheckpointState(
     duplicates: 0,
     sessions: new Map(),
   };
-  for await (const { record, lineNumber } of readCheckpoint(path, (line) => {
+  const onTorn = (line: number) => {
     state.tornLine = line;
+  };
+  // Slim records keep no transcript, so none is parsed.
+  for await (const { record, lineNumber } of readCheckpoint(path, onTorn, {
+    withoutTranscripts: !options.full,
   })) {
     switch (record.kind) {
       case "run":
@@ -183,6 +189,20 @@ export async function* streamSimulationsAt(
 ): AsyncGenerator<SimulationRun> {
   for await (const { record, lineNumber } of readCheckpoint(path))
     if (record.kind === "simulation" && lineNumbers.has(lineNumber)) yield record.simulation;
+}
+
+/**
+ * The text of the given lines, one at a time in file order, unparsed (the export's second pass:
+ * the first pass, {@link loadCheckpointState}, has read and validated every line already, the
+ * transcripts of this version's lines only as JSON).
+ */
+export async function* streamLinesAt(
+  path: string,
+  lineNumbers: ReadonlySet<number>,
+): AsyncGenerator<{ text: string; lineNumber: number }> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
+  let lineNumber = 0;
+  for await (const text of lines) if (lineNumbers.has(++lineNumber)) yield { text, lineNumber };
 }
 
 /** The full simulations behind the given line numbers, in file order (for views of a few). */

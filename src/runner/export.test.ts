@@ -6,6 +6,7 @@ import { serializeResults } from "../core/results.ts";
 import { readResultsFile } from "../core/results-file.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { CHECKPOINT_VERSION, CheckpointWriter, type SimulationRecord } from "./checkpoint.ts";
+import { loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
 import { checkpointToResults, exportResults } from "./export.ts";
 
 const v2 = join(import.meta.dirname, "fixtures", "checkpoint-v2.jsonl");
@@ -59,6 +60,25 @@ async function checkpointWithReruns(): Promise<string> {
   return path;
 }
 
+/** A checkpoint of upstream's own simulations (the results fixture), one trial each. */
+async function upstreamCheckpoint(): Promise<string> {
+  const upstream = readResultsFile(
+    join(import.meta.dirname, "..", "core", "fixtures", "results-upstream.json"),
+  );
+  expect(upstream.simulations.length).toBeGreaterThan(0);
+  const path = join(tempDir(), "results.jsonl");
+  writeFileSync(path, `${readFileSync(v2, "utf8").split("\n")[0]}\n`);
+  const writer = await CheckpointWriter.open(path);
+  for (const [trial, simulation] of upstream.simulations.entries())
+    await writer.append({
+      kind: "simulation",
+      version: CHECKPOINT_VERSION,
+      simulation: { ...simulation, trial, seed: 1 },
+    });
+  await writer.close();
+  return path;
+}
+
 describe("exportResults", () => {
   it("streams the bytes the in-memory export gives, winners in the order they were written", async () => {
     const checkpoint = await checkpointWithReruns();
@@ -70,6 +90,26 @@ describe("exportResults", () => {
     expect(outcome).toEqual({ path: output, format: "json", simulations: 4, tasks: 1 });
     expect(readResultsFile(output).simulations[2]?.messages).toHaveLength(2);
     expect(readdirSync(join(output, ".."))).toEqual(["results.json"]); // no temporary file left
+  });
+
+  it("re-lays out upstream's own simulations from their checkpoint lines byte for byte as parsing them would", async () => {
+    // Real transcripts (tool calls, floats, escapes), through the line-text path of the export.
+    const path = await upstreamCheckpoint();
+    const output = join(tempDir(), "results.json");
+    await exportResults(path, output);
+    expect(readFileSync(output, "utf8")).toBe(serializeResults(await checkpointToResults(path)));
+  });
+
+  it("reads slim records without parsing transcripts, equal to slimming the full ones", async () => {
+    const path = await upstreamCheckpoint();
+    const slim = await loadCheckpointState(path);
+    const full = await loadCheckpointState(path, { full: true });
+    expect(full.simulations.size).toBeGreaterThan(0);
+    expect([...slim.simulations.values()]).toEqual([...full.simulations.values()].map(slimSimulation));
+    expect(slim.lines).toEqual(full.lines);
+    // A transcript that is not valid JSON still fails the read, naming the line.
+    writeFileSync(path, readFileSync(path, "utf8").replace('"messages": [{', '"messages": [{,'));
+    await expect(loadCheckpointState(path)).rejects.toThrow(/line 2: not valid JSON/);
   });
 
   it("writes an empty simulations list for a checkpoint with only a run record", async () => {

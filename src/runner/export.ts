@@ -7,17 +7,21 @@ import { FileFormatError } from "../core/errors.ts";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Info, type Results, type SimulationIndexEntry } from "../core/results.ts";
+import { indentCompactPyJson } from "../core/py-json.ts";
 import {
+  type RenderedSimulation,
   type ResultsHead,
   resultsLayout,
   writeResultsDirStream,
   writeResultsStream,
 } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
+import { parseCheckpointLine, SIMULATION_LINE_HEAD } from "./checkpoint.ts";
 import {
   type CheckpointState,
   checkpointUsage,
   loadCheckpointState,
+  streamLinesAt,
   streamSimulationsAt,
 } from "./checkpoint-state.ts";
 import { runUsageToPy } from "./llm-usage.ts";
@@ -79,16 +83,46 @@ export async function exportResults(checkpointPath: string, resultsPath: string)
   const tasks = [...state.tasks.values()];
   const head: ResultsHead = { timestamp: state.run!.created_at, info, tasks, simulation_index: null };
   const expected = state.simulations.size;
-  const simulations = winningSimulations(checkpointPath, new Set(state.lines.values()), expected);
   const outcome = { path: resultsPath, simulations: expected, tasks: tasks.length };
   const imported = info.taubench?.imported_from as { path?: unknown; layout?: unknown } | undefined;
   if (imported?.layout === "dir" && imported.path === resultsPath) {
+    const simulations = winningSimulations(checkpointPath, new Set(state.lines.values()), expected);
     const index = await writeResultsDirStream(resultsPath, head, simulations);
     removeUnindexedSimulations(resultsLayout(resultsPath).simulationsDir, index);
     return { ...outcome, format: "dir" };
   }
-  await writeResultsStream(resultsPath, head, simulations);
+  await writeResultsStream(resultsPath, head, renderedSimulations(checkpointPath, state.lines, expected));
   return { ...outcome, format: "json" };
+}
+
+/**
+ * The second pass of the monolithic export: a line this version wrote holds the simulation's
+ * compact dump, the very text the results item is when laid out with indentation
+ * ({@link indentCompactPyJson}), so it is re-laid out instead of parsed and dumped again; a line
+ * of an older version goes the long way.
+ */
+async function* renderedSimulations(
+  checkpointPath: string,
+  lines: ReadonlyMap<string, number>,
+  expected: number,
+): AsyncGenerator<SimulationRun | RenderedSimulation> {
+  let count = 0;
+  for await (const { text, lineNumber } of streamLinesAt(checkpointPath, new Set(lines.values()))) {
+    count++;
+    if (text.startsWith(SIMULATION_LINE_HEAD) && text.endsWith("}"))
+      yield { renderedItem: indentCompactPyJson(text.slice(SIMULATION_LINE_HEAD.length, -1), 2) };
+    else {
+      const record = parseCheckpointLine(checkpointPath, lineNumber, text);
+      if (record.kind !== "simulation")
+        throw new FileFormatError(checkpointPath, `line ${lineNumber}: changed during the export`);
+      yield record.simulation;
+    }
+  }
+  if (count !== expected)
+    throw new FileFormatError(
+      checkpointPath,
+      `changed during the export (${count} of ${expected} simulations found on the second read)`,
+    );
 }
 
 /** The second pass; a checkpoint that lost lines between the passes fails the export instead of shortening the file. */

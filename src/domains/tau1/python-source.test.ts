@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PyFloat, pyDumps } from "../../core/py-json.ts";
 import { ConversionError, convertTasks, convertToolsInfo } from "./convert.ts";
 import {
+  functionAssignment,
   methodReturnValue,
   moduleAssignments,
   nameList,
@@ -78,6 +79,35 @@ describe("reading Python literals", () => {
     );
     expect(nameList(source, "ALL")).toEqual(["Alpha"]);
     expect(() => methodReturnValue(source, "Beta", "get_info")).toThrow(PythonSourceError);
+  });
+
+  it("reads sources as Python does: a BOM dropped, CRLF line ends normalised inside literals too", () => {
+    const values = moduleAssignments("\uFEFFA = '''one\r\ntwo'''\r\nB = (1,\r\n  2)\r\n");
+    expect(values.get("A")).toBe("one\ntwo");
+    expect(values.get("B")).toEqual([1, 2]);
+  });
+
+  it("takes f-string fields only as plain names, whatever else a field holds", () => {
+    const method = (body: string) => `class C:\n    def m(self):\n        return ${body}\n`;
+    expect(methodReturnValue(method('f"{ who }!"'), "C", "m", { scope: new Map([["who", "you"]]) })).toBe(
+      "you!",
+    );
+    expect(() => methodReturnValue(method(`f"{d['}']}"`), "C", "m")).toThrow(
+      new PythonSourceError("f-string field {d['}']} is not a plain name", 3),
+    );
+    expect(() => methodReturnValue(method('f"{x!r:>{w}}"'), "C", "m")).toThrow(
+      /line 3: f-string field \{x!r:>\{w\}\} is not a plain name/,
+    );
+  });
+
+  it("names the line of a stray bracket and of tokens after the literal", () => {
+    expect(() => moduleAssignments("A = 1\nB = 2)\n")).toThrow(new PythonSourceError("unbalanced ')'", 2));
+    expect(() => functionAssignment("def f():\n    x = 1\n    prompt = 'a' + 'b'\n", "f", "prompt")).toThrow(
+      new PythonSourceError("unexpected '+' after the expression", 3),
+    );
+    expect(
+      functionAssignment("def f(a):\n    if a:\n        prompt = ('a'\n            'b')\n", "f", "prompt"),
+    ).toBe("ab");
   });
 
   it("says which file, task and field is wrong", () => {

@@ -1,16 +1,27 @@
 /**
  * Reading the literal structures of Python source files (no Python at run
- * time): a tokenizer for Python 3 source and an evaluator for the expression
- * subset upstream's data modules use — strings (all prefixes, escapes,
- * implicit concatenation, f-strings whose fields are names), numbers, `True` /
- * `False` / `None`, lists, tuples, dicts, sets, calls with keyword arguments
- * and names bound by the caller. Used by `tau data pull --tau1` to turn
- * upstream's `tasks_*.py`, `rules.py` and tool `get_info()` bodies into JSON.
+ * time): an evaluator, on the shared tokenizer's logical lines
+ * (`../python-tokens.ts`), for the expression subset upstream's data modules
+ * use — strings (all prefixes, escapes, implicit concatenation, f-strings whose
+ * fields are names), numbers, `True` / `False` / `None`, lists, tuples, dicts,
+ * sets, calls with keyword arguments and names bound by the caller. Used by
+ * `tau data pull --tau1` to turn upstream's `tasks_*.py`, `rules.py` and tool
+ * `get_info()` bodies into JSON.
  */
 import { PyFloat } from "../../core/py-json.ts";
-import { unescapePython } from "../texts/python-source.ts";
+import {
+  type FStringField,
+  isName,
+  isOp,
+  type LogicalLine,
+  logicalLines,
+  type PyStringToken,
+  type PyToken,
+  type Statement,
+  statementTree,
+} from "../python-tokens.ts";
 
-/** A syntax or evaluation problem, with the line it was found on. */
+/** A syntax or evaluation problem, with the line it was found on (the caller names the file). */
 export class PythonSourceError extends Error {
   constructor(
     message: string,
@@ -21,189 +32,33 @@ export class PythonSourceError extends Error {
   }
 }
 
-type TokenKind = "name" | "number" | "string" | "op" | "newline" | "end";
-
-interface Token {
-  kind: TokenKind;
-  text: string;
-  line: number;
-  /** Column of the token's first character (0 = start of a line). */
-  column: number;
-  /** Strings: the literal's prefix (lower-cased) and body, quotes removed. */
-  prefix?: string;
-  body?: string;
-}
-
-const OPERATORS = [
-  "**=",
-  "//=",
-  ">>=",
-  "<<=",
-  "...",
-  "->",
-  ":=",
-  "**",
-  "//",
-  "==",
-  "!=",
-  "<=",
-  ">=",
-  "+=",
-  "-=",
-  "*=",
-  "/=",
-  "%=",
-  "&=",
-  "|=",
-  "^=",
-  "@=",
-  ">>",
-  "<<",
-];
-
-const isNameStart = (c: string) => /[A-Za-z_]/.test(c) || c.charCodeAt(0) > 0x7f;
-const isNameChar = (c: string) => /[A-Za-z0-9_]/.test(c) || c.charCodeAt(0) > 0x7f;
-
-/** Splits Python source into tokens; newlines inside brackets and after `\` are joined, as Python does. */
-export function tokenize(source: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  let line = 1;
-  let lineStart = 0;
-  let depth = 0;
-  const push = (kind: TokenKind, text: string, start: number, extra: Partial<Token> = {}) =>
-    tokens.push({ kind, text, line, column: start - lineStart, ...extra });
-  while (i < source.length) {
-    const c = source[i]!;
-    if (c === "\n") {
-      if (depth === 0 && tokens.length > 0 && tokens[tokens.length - 1]!.kind !== "newline")
-        push("newline", "\n", i);
-      i++;
-      line++;
-      lineStart = i;
-      continue;
-    }
-    if (c === " " || c === "\t" || c === "\r" || c === "\f") {
-      i++;
-      continue;
-    }
-    if (c === "#") {
-      while (i < source.length && source[i] !== "\n") i++;
-      continue;
-    }
-    if (c === "\\" && source[i + 1] === "\n") {
-      i += 2;
-      line++;
-      lineStart = i;
-      continue;
-    }
-    const stringMatch = /^([rRbBuUfF]{0,2})('''|"""|'|")/.exec(source.slice(i, i + 5));
-    if (stringMatch && (stringMatch[1] === "" || /^(r|b|u|f|rb|br|fr|rf)$/i.test(stringMatch[1]!))) {
-      const start = i;
-      const startLine = line;
-      const startColumn = start - lineStart;
-      const prefix = stringMatch[1]!.toLowerCase();
-      const quote = stringMatch[2]!;
-      i += stringMatch[0].length;
-      const bodyStart = i;
-      for (;;) {
-        if (i >= source.length) throw new PythonSourceError("unterminated string literal", startLine);
-        const ch = source[i]!;
-        if (ch === "\\") {
-          if (source[i + 1] === "\n") {
-            line++;
-            lineStart = i + 2;
-          }
-          i += 2;
-          continue;
-        }
-        if (source.startsWith(quote, i)) break;
-        if (ch === "\n") {
-          if (quote.length === 1) throw new PythonSourceError("unterminated string literal", startLine);
-          line++;
-          lineStart = i + 1;
-        }
-        i++;
-      }
-      const body = source.slice(bodyStart, i);
-      i += quote.length;
-      tokens.push({
-        kind: "string",
-        text: source.slice(start, i),
-        line: startLine,
-        column: startColumn,
-        prefix,
-        body,
-      });
-      continue;
-    }
-    if (isNameStart(c)) {
-      const start = i;
-      while (i < source.length && isNameChar(source[i]!)) i++;
-      push("name", source.slice(start, i), start);
-      continue;
-    }
-    if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(source[i + 1] ?? ""))) {
-      const match =
-        /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|\d[\d_]*\.)[jJ]?/.exec(
-          source.slice(i),
-        );
-      const text = match![0];
-      push("number", text, i);
-      i += text.length;
-      continue;
-    }
-    const op = OPERATORS.find((candidate) => source.startsWith(candidate, i)) ?? c;
-    if (op === "(" || op === "[" || op === "{") depth++;
-    if (op === ")" || op === "]" || op === "}") depth = Math.max(0, depth - 1);
-    push("op", op, i);
-    i += op.length;
-  }
-  if (tokens.length > 0 && tokens[tokens.length - 1]!.kind !== "newline") push("newline", "\n", i);
-  tokens.push({ kind: "end", text: "", line, column: 0 });
-  return tokens;
+/**
+ * A source's logical lines. A bracket left open at the end of the file cuts
+ * the last statement short; it then fails to evaluate like any other
+ * non-literal, so the reader needs no error of its own for it.
+ */
+function readLines(source: string): readonly LogicalLine[] {
+  return logicalLines(source, (line, detail) => new PythonSourceError(detail, line)).lines;
 }
 
 // ---------------------------------------------------------------------------
 // String literals
 
-/** The value of a (non-raw) string body with Python's escape rules. */
-function decodeEscapes(body: string, line: number): string {
-  return unescapePython(body, (reason) => new PythonSourceError(reason, line));
-}
-
-/** A parsed string literal: plain text, or for f-strings the literal parts around `{name}` fields. */
+/** A string literal's value: plain text, or for f-strings the literal parts around `{name}` fields. */
 type StringPart = { text: string } | { field: string };
 
-function stringParts(token: Token): StringPart[] {
-  const prefix = token.prefix ?? "";
-  const raw = prefix.includes("r");
-  const body = token.body ?? "";
-  if (prefix.includes("b")) throw new PythonSourceError("bytes literals are not text", token.line);
-  if (!prefix.includes("f")) return [{ text: raw ? body : decodeEscapes(body, token.line) }];
-  const parts: StringPart[] = [];
-  let text = "";
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c === "{" && body[i + 1] === "{") {
-      text += "{";
-      i++;
-    } else if (c === "}" && body[i + 1] === "}") {
-      text += "}";
-      i++;
-    } else if (c === "{") {
-      const end = body.indexOf("}", i);
-      if (end < 0) throw new PythonSourceError("f-string: expecting '}'", token.line);
-      const field = body.slice(i + 1, end).trim();
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field))
-        throw new PythonSourceError(`f-string field {${field}} is not a plain name`, token.line);
-      parts.push({ text: raw ? text : decodeEscapes(text, token.line) }, { field });
-      text = "";
-      i = end;
-    } else text += c;
-  }
-  parts.push({ text: raw ? text : decodeEscapes(text, token.line) });
-  return parts;
+const fieldSource = (field: FStringField) =>
+  `${field.expr}${field.conversion === null ? "" : `!${field.conversion}`}${field.spec === null ? "" : `:${field.spec}`}`;
+
+function stringParts(token: PyStringToken): StringPart[] {
+  if (token.prefix.includes("b")) throw new PythonSourceError("bytes literals are not text", token.line);
+  return token.pieces.map((piece) => {
+    if ("text" in piece) return piece;
+    const { field } = piece;
+    if (field.conversion !== null || field.spec !== null || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(field.expr))
+      throw new PythonSourceError(`f-string field {${fieldSource(field)}} is not a plain name`, token.line);
+    return { field: field.expr };
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -233,46 +88,62 @@ export class PyCall {
 /** Names an expression may use, with their values (module constants, imported names). */
 export type PyScope = ReadonlyMap<string, PyLiteral>;
 
+/** Reads one expression from a logical line's tokens. */
 class ExpressionParser {
+  private pos: number;
+  private readonly tokens: readonly PyToken[];
+
   constructor(
-    private readonly tokens: readonly Token[],
-    public pos: number,
+    private readonly line: LogicalLine,
+    start: number,
     private readonly scope: PyScope,
     /** Calls of these names are kept as {@link PyCall}s; others are an error. */
     private readonly calls: ReadonlySet<string>,
     /** f-string fields the scope lacks stay in the text as `{name}` (reading a template). */
     private readonly templates = false,
-  ) {}
-
-  private peek(): Token {
-    return this.tokens[this.pos]!;
+  ) {
+    this.tokens = line.tokens;
+    this.pos = start;
   }
 
-  private next(): Token {
-    return this.tokens[this.pos++]!;
+  private peek(): PyToken | undefined {
+    return this.tokens[this.pos];
+  }
+
+  private next(): PyToken | undefined {
+    return this.tokens[this.pos++];
   }
 
   private fail(message: string, token = this.peek()): never {
-    throw new PythonSourceError(message, token.line);
+    const last = this.tokens[this.tokens.length - 1];
+    throw new PythonSourceError(message, token?.line ?? last?.line ?? this.line.line);
   }
 
   private expect(op: string): void {
     const token = this.next();
-    if (token.kind !== "op" || token.text !== op) this.fail(`expected '${op}', got '${token.text}'`, token);
+    if (!isOp(token, op))
+      this.fail(`expected '${op}', got ${token ? `'${token.text}'` : "the end of the line"}`, token);
   }
 
   private isOp(op: string): boolean {
-    const token = this.peek();
-    return token.kind === "op" && token.text === op;
+    return isOp(this.peek(), op);
+  }
+
+  /** The expression that makes up the rest of the line. */
+  wholeLine(): PyLiteral {
+    const value = this.expression();
+    const extra = this.peek();
+    if (extra) this.fail(`unexpected '${extra.text}' after the expression`, extra);
+    return value;
   }
 
   /** An expression (`a, b` at this level is a tuple only inside brackets, as the callers use it). */
-  expression(): PyLiteral {
+  private expression(): PyLiteral {
     const token = this.peek();
-    if (token.kind === "op" && (token.text === "-" || token.text === "+")) {
+    if (isOp(token, "-") || isOp(token, "+")) {
       this.next();
       const value = this.expression();
-      if (token.text === "+") return value;
+      if (token!.text === "+") return value;
       if (typeof value === "number") return -value;
       if (typeof value === "bigint") return -value;
       if (value instanceof PyFloat) return new PyFloat(-value.value);
@@ -283,7 +154,7 @@ class ExpressionParser {
 
   private atom(): PyLiteral {
     const token = this.next();
-    switch (token.kind) {
+    switch (token?.kind) {
       case "string":
         return this.strings(token);
       case "number":
@@ -295,14 +166,21 @@ class ExpressionParser {
         if (token.text === "(") return this.parenthesized();
         if (token.text === "{") return this.braces();
         return this.fail(`unexpected '${token.text}'`, token);
-      default:
+      case undefined:
         return this.fail("unexpected end of expression", token);
+      default: {
+        const never: never = token;
+        return this.fail(`unexpected token ${JSON.stringify(never)}`);
+      }
     }
   }
 
-  private strings(first: Token): string {
+  private strings(first: PyStringToken): string {
     const parts = [...stringParts(first)];
-    while (this.peek().kind === "string") parts.push(...stringParts(this.next()));
+    for (let token = this.peek(); token?.kind === "string"; token = this.peek()) {
+      this.next();
+      parts.push(...stringParts(token));
+    }
     return parts
       .map((part) => {
         if ("text" in part) return part.text;
@@ -316,7 +194,7 @@ class ExpressionParser {
       .join("");
   }
 
-  private number(token: Token): number | bigint | PyFloat {
+  private number(token: PyToken): number | bigint | PyFloat {
     const text = token.text.replaceAll("_", "");
     if (/[jJ]$/.test(text)) this.fail("complex literals are not supported", token);
     if (/^0[xXoObB]/.test(text)) return Number(text);
@@ -328,14 +206,14 @@ class ExpressionParser {
     return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
   }
 
-  private name(token: Token): PyLiteral {
+  private name(token: PyToken): PyLiteral {
     if (token.text === "True") return true;
     if (token.text === "False") return false;
     if (token.text === "None") return null;
     let name = token.text;
-    while (this.isOp(".") && this.tokens[this.pos + 1]?.kind === "name") {
+    while (this.isOp(".") && isName(this.tokens[this.pos + 1])) {
       this.next();
-      name += `.${this.next().text}`;
+      name += `.${this.next()!.text}`;
     }
     if (this.isOp("(")) {
       if (!this.calls.has(name)) this.fail(`call of '${name}' is not a literal`, token);
@@ -352,7 +230,7 @@ class ExpressionParser {
     const kwargs = new Map<string, PyLiteral>();
     while (!this.isOp(")")) {
       const token = this.peek();
-      if (token.kind === "name" && this.tokens[this.pos + 1]?.text === "=") {
+      if (token?.kind === "name" && isOp(this.tokens[this.pos + 1], "=")) {
         this.pos += 2;
         if (kwargs.has(token.text)) this.fail(`keyword argument repeated: ${token.text}`, token);
         kwargs.set(token.text, this.expression());
@@ -428,39 +306,60 @@ export interface ReadOptions {
   templates?: boolean;
 }
 
+/** The literal that makes up a logical line from token `start` on. */
+function evaluate(line: LogicalLine, start: number, options: ReadOptions): PyLiteral {
+  return new ExpressionParser(
+    line,
+    start,
+    new Map(options.scope ?? []),
+    new Set(options.calls ?? []),
+    options.templates ?? false,
+  ).wholeLine();
+}
+
 /**
  * The value of every top-level `NAME = <literal>` of a module, in source
  * order; later assignments may use earlier names. Other statements are
  * skipped; an assignment whose value is not a literal is left out.
  */
 export function moduleAssignments(source: string, options: ReadOptions = {}): Map<string, PyLiteral> {
-  const tokens = tokenize(source);
   const scope = new Map(options.scope ?? []);
   const calls = new Set(options.calls ?? []);
   const out = new Map<string, PyLiteral>();
-  let pos = 0;
-  while (tokens[pos]!.kind !== "end") {
-    const token = tokens[pos]!;
-    const atStatement = pos === 0 || tokens[pos - 1]!.kind === "newline";
-    if (atStatement && token.column === 0 && token.kind === "name" && tokens[pos + 1]?.text === "=") {
-      const parser = new ExpressionParser(tokens, pos + 2, scope, calls);
-      try {
-        const value = parser.expression();
-        if (tokens[parser.pos]!.kind === "newline") {
-          out.set(token.text, value);
-          scope.set(token.text, value);
-        }
-        pos = parser.pos;
-      } catch (error) {
-        if (!(error instanceof PythonSourceError)) throw error;
-        pos += 2;
-      }
-      continue;
+  for (const line of readLines(source)) {
+    const [target, equals] = line.tokens;
+    if (line.indent !== 0 || target?.kind !== "name" || !isOp(equals, "=")) continue;
+    try {
+      const value = new ExpressionParser(line, 2, scope, calls).wholeLine();
+      out.set(target.text, value);
+      scope.set(target.text, value);
+    } catch (error) {
+      if (!(error instanceof PythonSourceError)) throw error;
     }
-    pos++;
   }
   return out;
 }
+
+/** The first statement of a body, nested blocks included, that `matches`. */
+function findStatement(
+  body: readonly Statement[],
+  matches: (tokens: readonly PyToken[]) => boolean,
+): Statement | undefined {
+  for (const statement of body) {
+    if (matches(statement.line.tokens)) return statement;
+    const inner = findStatement(statement.body, matches);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** Whether tokens begin `<keyword> <name>` (`class Name`, `def name`). */
+const opens = (tokens: readonly PyToken[], keyword: string, name: string) =>
+  isName(tokens[0], keyword) && isName(tokens[1], name);
+
+/** The module-level `class <name>:` / `def <name>(...):` statement. */
+const moduleBlock = (source: string, keyword: string, name: string) =>
+  statementTree(readLines(source)).find((statement) => opens(statement.line.tokens, keyword, name));
 
 /** The literal returned by `def <method>(...)` inside `class <className>` of a module. */
 export function methodReturnValue(
@@ -469,36 +368,13 @@ export function methodReturnValue(
   method: string,
   options: ReadOptions = {},
 ): PyLiteral {
-  const tokens = tokenize(source);
-  const classAt = tokens.findIndex(
-    (token, i) => token.text === "class" && token.column === 0 && tokens[i + 1]?.text === className,
-  );
-  if (classAt < 0) throw new PythonSourceError(`class ${className} not found`, 1);
-  let pos = classAt + 2;
-  while (tokens[pos]!.kind !== "end") {
-    const token = tokens[pos]!;
-    if (token.kind === "name" && token.text === "class" && token.column === 0) break;
-    if (token.text === "def" && tokens[pos + 1]?.text === method) {
-      const defColumn = token.column;
-      for (pos += 2; tokens[pos]!.kind !== "end"; pos++) {
-        const inner = tokens[pos]!;
-        if (inner.text === "def" && inner.column <= defColumn) break;
-        if (inner.kind === "name" && inner.text === "return") {
-          const parser = new ExpressionParser(
-            tokens,
-            pos + 1,
-            new Map(options.scope ?? []),
-            new Set(options.calls ?? []),
-            options.templates ?? false,
-          );
-          return parser.expression();
-        }
-      }
-      throw new PythonSourceError(`${className}.${method} has no return statement`, token.line);
-    }
-    pos++;
-  }
-  throw new PythonSourceError(`${className}.${method} not found`, tokens[classAt]!.line);
+  const found = moduleBlock(source, "class", className);
+  if (!found) throw new PythonSourceError(`class ${className} not found`, 1);
+  const def = findStatement(found.body, (tokens) => opens(tokens, "def", method));
+  if (!def) throw new PythonSourceError(`${className}.${method} not found`, found.line.line);
+  const returned = findStatement(def.body, (tokens) => isName(tokens[0], "return"));
+  if (!returned) throw new PythonSourceError(`${className}.${method} has no return statement`, def.line.line);
+  return evaluate(returned.line, 1, options);
 }
 
 /** The literal first assigned to `variable` inside the module-level `def <functionName>(...)`. */
@@ -508,31 +384,11 @@ export function functionAssignment(
   variable: string,
   options: ReadOptions = {},
 ): PyLiteral {
-  const tokens = tokenize(source);
-  const at = tokens.findIndex(
-    (token, i) => token.text === "def" && token.column === 0 && tokens[i + 1]?.text === functionName,
-  );
-  if (at < 0) throw new PythonSourceError(`function ${functionName} not found`, 1);
-  for (let pos = at + 2; tokens[pos]!.kind !== "end"; pos++) {
-    const token = tokens[pos]!;
-    if (token.column === 0 && token.kind !== "newline" && tokens[pos - 1]?.kind === "newline") break;
-    if (
-      token.kind === "name" &&
-      token.text === variable &&
-      tokens[pos - 1]?.kind === "newline" &&
-      tokens[pos + 1]?.text === "="
-    ) {
-      const parser = new ExpressionParser(
-        tokens,
-        pos + 2,
-        new Map(options.scope ?? []),
-        new Set(options.calls ?? []),
-        options.templates ?? false,
-      );
-      return parser.expression();
-    }
-  }
-  throw new PythonSourceError(`${functionName} assigns no ${variable}`, tokens[at]!.line);
+  const def = moduleBlock(source, "def", functionName);
+  if (!def) throw new PythonSourceError(`function ${functionName} not found`, 1);
+  const assigned = findStatement(def.body, (tokens) => isName(tokens[0], variable) && isOp(tokens[1], "="));
+  if (!assigned) throw new PythonSourceError(`${functionName} assigns no ${variable}`, def.line.line);
+  return evaluate(assigned.line, 2, options);
 }
 
 /** `from .module import Name` lines of a package `__init__.py`: class name → module name. */
@@ -547,18 +403,20 @@ export function relativeImports(source: string): Map<string, string> {
 
 /** A list literal of plain names (`ALL_TOOLS = [A, B]`), as the names. */
 export function nameList(source: string, variable: string): string[] {
-  const tokens = tokenize(source);
-  const at = tokens.findIndex(
-    (token, i) =>
-      token.kind === "name" && token.text === variable && token.column === 0 && tokens[i + 1]?.text === "=",
+  const line = readLines(source).find(
+    (candidate) =>
+      candidate.indent === 0 && isName(candidate.tokens[0], variable) && isOp(candidate.tokens[1], "="),
   );
-  if (at < 0 || tokens[at + 2]?.text !== "[") throw new PythonSourceError(`${variable} = [...] not found`, 1);
+  if (!line || !isOp(line.tokens[2], "[")) throw new PythonSourceError(`${variable} = [...] not found`, 1);
   const names: string[] = [];
-  for (let pos = at + 3; tokens[pos]!.text !== "]"; pos++) {
-    const token = tokens[pos]!;
-    if (token.kind === "name") names.push(token.text);
-    else if (token.text !== ",")
-      throw new PythonSourceError(`unexpected '${token.text}' in ${variable}`, token.line);
+  for (let pos = 3; !isOp(line.tokens[pos], "]"); pos++) {
+    const token = line.tokens[pos];
+    if (token?.kind === "name") names.push(token.text);
+    else if (!isOp(token, ","))
+      throw new PythonSourceError(
+        `unexpected ${token ? `'${token.text}'` : "end"} in ${variable}`,
+        token?.line ?? line.line,
+      );
   }
   return names;
 }

@@ -16,15 +16,16 @@ import {
   toolDescription,
 } from "./docstring.ts";
 import {
+  isName,
+  isOp,
   matchingClose,
   type PyStringToken,
   type PyToken,
-  PythonModule,
-  type Scope,
   type StringPiece,
   splitTopLevel,
   topLevelIndex,
-} from "./python-source.ts";
+} from "../python-tokens.ts";
+import { PythonModule, type Scope } from "./python-source.ts";
 import {
   entrySha256,
   TEXTS_FORMAT,
@@ -89,10 +90,6 @@ export interface TextSource {
 export class TextExtractionError extends TauError {}
 
 const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
-
-const isOp = (token: PyToken | undefined, text: string) => token?.kind === "op" && token.text === text;
-const isName = (token: PyToken | undefined, text?: string) =>
-  token?.kind === "name" && (text === undefined || token.text === text);
 
 type Fragment = { text: string } | { expr: string };
 

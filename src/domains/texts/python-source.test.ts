@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PythonModule, type PyStringToken, PythonSourceError } from "./python-source.ts";
+import type { PyStringToken } from "../python-tokens.ts";
+import { PythonModule, PythonSourceError } from "./python-source.ts";
 
 const strings = (source: string) =>
   new PythonModule("t.py", source).statements.flatMap((statement) =>
