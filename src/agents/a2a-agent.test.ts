@@ -5,16 +5,22 @@
  * infrastructure error.
  */
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Message, Role } from "@a2a-js/sdk";
+import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard, type Message, Role } from "@a2a-js/sdk";
 import {
   AgentEvent,
   type AgentExecutor,
+  DefaultRequestHandler,
   type ExecutionEventBus,
+  InMemoryTaskStore,
   type RequestContext,
 } from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PreflightError, preflightEndpoints } from "../runner/preflight.ts";
 import { executeRun } from "../runner/run.ts";
 import {
   AIRLINE_CLOSING,
@@ -23,7 +29,6 @@ import {
   airlineScriptCalls,
   airlineUserReply,
 } from "../testing/airline-script.ts";
-import { startA2aServer, type TestA2aServer } from "../testing/a2a-server.ts";
 import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
 import { fakeProviderDependencies } from "../testing/fake-run-dependencies.ts";
 import { offlineRunConfig } from "../testing/run-config.ts";
@@ -103,23 +108,55 @@ const dataDir = process.env.TAU_DATA_DIR;
 
 describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not set)", () => {
   let fake: FakeProvider;
-  let server: TestA2aServer;
+  let server: Server;
   let url: string;
+  let denyRpc = false;
   const executor = new ScriptedExecutor();
+  /** JSON-RPC methods the agent was sent, in order. */
+  const rpcMethods: string[] = [];
 
   beforeAll(async () => {
     fake = await startFakeProvider({ handler: airlineUserReply });
-    server = await startA2aServer(executor, "Scripted airline agent");
-    url = server.url;
+    const app = express();
+    server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+    });
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const card: AgentCard = {
+      name: "Scripted airline agent",
+      description: "Plays the airline script",
+      supportedInterfaces: [
+        { url: `${url}/`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
+      ],
+      provider: undefined,
+      version: "1.0.0",
+      capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+      securitySchemes: {},
+      securityRequirements: [],
+      defaultInputModes: ["text", "application/json"],
+      defaultOutputModes: ["text", "application/json"],
+      skills: [],
+      signatures: [],
+    } as unknown as AgentCard;
+    const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
+    app.use(express.json(), (request, response, next) => {
+      if (request.method === "POST") rpcMethods.push(String(request.body?.method));
+      if (denyRpc && request.method === "POST") response.status(401).json({ error: "bad agent key" });
+      else next();
+    });
+    app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   });
   afterAll(async () => {
-    await server?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
     await fake?.close();
   });
 
-  async function run(name: string, agentUrl: string) {
+  /** The run's config, with the agent registered under `name`. */
+  function configOf(name: string, agentUrl: string) {
     registerAgent(a2aAgent({ url: agentUrl, name, retry: { maxRetries: 0 } }));
-    const config = offlineRunConfig(dataDir!, {
+    return offlineRunConfig(dataDir!, {
       domain: "airline",
       taskIds: [AIRLINE_SCRIPT_TASK],
       agent: name,
@@ -127,7 +164,19 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
       userLlm: "openai/gpt-4.1",
       maxConcurrency: 1,
     });
-    return executeRun(config, fakeProviderDependencies(fake.openaiBaseUrl));
+  }
+
+  async function run(name: string, agentUrl: string) {
+    return executeRun(configOf(name, agentUrl), fakeProviderDependencies(fake.openaiBaseUrl));
+  }
+
+  /** The port of a server that was just closed (nothing listens there). */
+  async function deadUrl() {
+    const gone = express().listen(0, "127.0.0.1");
+    await new Promise((resolve) => gone.once("listening", resolve));
+    const url = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`;
+    await new Promise((resolve) => gone.close(resolve));
+    return url;
   }
 
   it("maps the episode onto one A2A context per simulation and grades the right write 1.0", async () => {
@@ -157,7 +206,7 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
   });
 
   it("stops the run on a 401 from the agent", async () => {
-    server.denyCalls = true;
+    denyRpc = true;
     try {
       const outcome = await run("a2a_denied", url);
       expect(outcome.stoppedBy?.message).toMatch(
@@ -165,18 +214,57 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
       );
       expect(outcome.simulations).toHaveLength(0);
     } finally {
-      server.denyCalls = false;
+      denyRpc = false;
     }
   });
 
   it("records an unreachable agent as an infrastructure error", async () => {
-    const gone = express().listen(0, "127.0.0.1");
-    await new Promise((resolve) => gone.once("listening", resolve));
-    const goneUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`;
-    await new Promise((resolve) => gone.close(resolve));
+    const goneUrl = await deadUrl();
     const outcome = await run("a2a_gone", goneUrl);
     expect(outcome.stoppedBy).toBeNull();
     expect(outcome.simulations[0]?.termination_reason).toBe("infrastructure_error");
     expect(String(outcome.simulations[0]?.info?.error)).toMatch(/A2A agent at .*network error/);
+  });
+
+  async function runChecked(name: string, agentUrl: string) {
+    const config = configOf(name, agentUrl);
+    const notes: string[] = [];
+    const outcome = executeRun(config, {
+      ...fakeProviderDependencies(fake.openaiBaseUrl),
+      beforeFirstSimulation: (plan, clients) => preflightEndpoints(plan, clients, (line) => notes.push(line)),
+    });
+    return { outcome, checkpoint: `${config.resultsPath}l`, notes };
+  }
+
+  it("reads the card and asks tasks/get of a task that does not exist; a present agent passes", async () => {
+    rpcMethods.length = 0;
+    executor.variant = "right";
+    const { outcome, notes } = await runChecked("a2a_preflight_ok", url);
+    expect((await outcome).simulations[0]?.reward_info?.reward).toBe(1);
+    expect(rpcMethods[0]).toBe("GetTask");
+    expect(notes).toEqual([]);
+  });
+
+  it("a 401 stops the run before the first simulation, nothing written", async () => {
+    denyRpc = true;
+    try {
+      const { outcome, checkpoint } = await runChecked("a2a_preflight_denied", url);
+      await expect(outcome).rejects.toThrow(
+        /^pre-flight: the agent \(http:\/\/127\.0\.0\.1:\d+\) cannot be used: A2A agent at http:\/\/127\.0\.0\.1:\d+: HTTP 401 \(auth\): .*nothing was run/,
+      );
+      await expect(outcome).rejects.toBeInstanceOf(PreflightError);
+      expect(existsSync(checkpoint)).toBe(false);
+    } finally {
+      denyRpc = false;
+    }
+  });
+
+  it("a dead URL stops the run before the first simulation, nothing written", async () => {
+    const goneUrl = await deadUrl();
+    const { outcome, checkpoint } = await runChecked("a2a_preflight_gone", goneUrl);
+    await expect(outcome).rejects.toThrow(
+      /^pre-flight: the agent .* cannot be used: A2A agent at .*network error/,
+    );
+    expect(existsSync(checkpoint)).toBe(false);
   });
 });

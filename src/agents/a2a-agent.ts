@@ -52,7 +52,13 @@ export interface A2aAgentOptions {
   retry?: Partial<RetryPolicy>;
 }
 
-type A2aClient = { sendMessage(params: unknown, options?: { signal?: AbortSignal }): Promise<any> };
+type A2aClient = {
+  sendMessage(params: unknown, options?: { signal?: AbortSignal }): Promise<any>;
+  getTask(
+    params: { tenant: string; id: string; historyLength?: number },
+    options?: { signal?: AbortSignal },
+  ): Promise<any>;
+};
 
 /** One A2A conversation (context) per simulation. */
 export interface A2aState {
@@ -91,6 +97,33 @@ export function a2aAgent(options: A2aAgentOptions): AgentDefinition {
     needsLlm: false,
     instructions: AGENT_INSTRUCTION,
     origin: { adapter: "a2a", llm: null, endpoint: endpoint.url },
+    // A2A's own discovery (the agent card), then an authenticated call that starts nothing: `tasks/get` of a
+    // task that does not exist. Its "task not found" means the agent is there and took the credentials.
+    async preflight(check) {
+      const once = { retry: { ...settings.retry, maxRetries: 0 }, timeoutMs: check.timeoutMs };
+      const probe = await createClient(endpoint.url, label, authorization, once, check.signal);
+      try {
+        await probe.getTask(
+          { tenant: "", id: `taubench-preflight-${randomUUID()}`, historyLength: 0 },
+          {
+            signal: AbortSignal.any([
+              AbortSignal.timeout(check.timeoutMs),
+              ...(check.signal ? [check.signal] : []),
+            ]),
+          },
+        );
+      } catch (error) {
+        if (error instanceof LlmError) throw error;
+        if (check.signal?.aborted) throw error;
+        if ((error as Error).name === "TimeoutError")
+          throw new LlmError(`${label}: timeout: no answer to tasks/get within ${check.timeoutMs / 1000} s`, {
+            kind: "timeout",
+            model: label,
+            cause: error,
+          });
+        // An A2A error (task not found, or not supported): the agent answered.
+      }
+    },
     create: (ctx) => new A2aAgent(name, ctx, connect, settings),
   };
 }

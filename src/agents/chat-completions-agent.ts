@@ -8,6 +8,7 @@
  * infrastructure error, a 401/403 stops the run.
  */
 import { UsageError } from "../core/errors.ts";
+import { LlmError } from "../llm/errors.ts";
 import { ProviderLlmClient } from "../llm/provider-client.ts";
 import { BUNDLED_PRICES } from "../llm/prices.ts";
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, type RetryPolicy } from "../llm/retry.ts";
@@ -92,6 +93,46 @@ export function simulationHeaders(ctx: AgentContext): Record<string, string> {
   };
 }
 
+/**
+ * One request that starts no conversation, for the pre-flight: `GET <url><path>` with the agent's
+ * credentials. Unreachable, timed out, or 401/403 throws an {@link LlmError} (`network`, `timeout`,
+ * `auth`); any other answer means the service is there. Returns the response.
+ */
+export async function probeAgentService(
+  label: string,
+  url: string,
+  authorization: string | undefined,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<Response> {
+  const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      headers: authorization ? { authorization } : {},
+      signal: AbortSignal.any(signals),
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason ?? error;
+    const timedOut = (error as Error).name === "TimeoutError";
+    const reason = timedOut
+      ? `no answer within ${options.timeoutMs / 1000} s`
+      : (((error as Error).cause as Error | undefined)?.message ?? (error as Error).message);
+    throw new LlmError(`${label}: ${timedOut ? "timeout" : "network error"}: ${reason}`, {
+      kind: timedOut ? "timeout" : "network",
+      model: label,
+      cause: error,
+    });
+  }
+  if (response.status === 401 || response.status === 403) {
+    const body = await response.text().catch(() => "");
+    throw new LlmError(
+      `${label}: HTTP ${response.status} (auth) on GET ${url}: ${body.replace(/\s+/g, " ").slice(0, 200)}`,
+      { kind: "auth", model: label, statusCode: response.status },
+    );
+  }
+  return response;
+}
+
 /** An agent definition for a Chat Completions agent service. */
 export function chatCompletionsAgent(options: ChatCompletionsAgentOptions): AgentDefinition {
   const endpoint = parseAgentUrl(options.baseUrl);
@@ -107,6 +148,16 @@ export function chatCompletionsAgent(options: ChatCompletionsAgentOptions): Agen
     needsLlm: false,
     instructions: AGENT_INSTRUCTION,
     origin: { adapter: "chat-completions", llm: null, endpoint: endpoint.url },
+    // OpenAI's model list (`GET <url>/models`): served by OpenAI-compatible servers, and no conversation.
+    async preflight(check) {
+      const response = await probeAgentService(
+        label,
+        `${endpoint.url}/models`,
+        options.apiKey === undefined ? endpoint.authorization : `Bearer ${options.apiKey}`,
+        check,
+      );
+      await response.body?.cancel();
+    },
     create: (ctx) => {
       const client = new ProviderLlmClient({
         model: label,

@@ -84,6 +84,12 @@ export interface AgentDefinition<Options = Record<string, unknown>> {
   origin?: AgentOrigin;
   /** Checks (and may convert) the options once, before any simulation; a throw stops the run with its message. */
   parseOptions?(options: Record<string, unknown>): Options;
+  /**
+   * A cheap check of the service behind the agent (URL and A2A agents), before the first simulation
+   * and without starting a conversation: throws an `LlmError` when it cannot be reached or refuses the
+   * credentials. The run's pre-flight calls it (`--no-preflight` skips it).
+   */
+  preflight?(options: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
   create(ctx: AgentContext<Options>): Agent;
 }
 

@@ -15,11 +15,13 @@
  */
 import { dirname, join } from "node:path";
 import { writeFileSync } from "node:fs";
-import { readAnalysisFile, reviewFilePath, type SimulationAnalysisRecord } from "../core/review-file.ts";
+import { readAnalysisFile, reviewFilePath } from "../core/review-file.ts";
+import type { SimulationAnalysisRecord } from "../core/review-records.ts";
 import type { FaultAuthor, FaultType } from "../core/reviews.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import type { LlmClient } from "../llm/types.ts";
+import { analysisBreakdown, FAULT_AUTHOR_LABELS, FAULT_TYPE_LABELS } from "../metrics/fault-audit.ts";
 import type { LoadedRun } from "../runner/run-file.ts";
 import { renderUserScenario } from "../users/scenario.ts";
 import { type JudgePassDependencies, type JudgePassOutcome, runJudgePass } from "./judge-pass.ts";
@@ -313,33 +315,18 @@ export function analysisJson(records: readonly SimulationAnalysisRecord[]): Reco
 
 /** τ-bench's printed breakdown: counts and percentages of authors, then of agent fault types. */
 export function renderAnalysisBreakdown(records: readonly SimulationAnalysisRecord[]): string {
-  const done = records.filter((record) => record.status === "reviewed");
-  const failed = records.length - done.length;
+  const breakdown = analysisBreakdown(records);
   const percent = (count: number, total: number) =>
     total === 0 ? "-" : `${(Math.round((count / total) * 10000) / 100).toString()}%`;
   const lines = [
-    `Analysed ${done.length} failed simulation(s)${failed > 0 ? ` (${failed} could not be analysed: the judge's replies were unusable)` : ""}:`,
+    `Analysed ${breakdown.analysed} failed simulation(s)${breakdown.analysisFailures > 0 ? ` (${breakdown.analysisFailures} could not be analysed: the judge's replies were unusable)` : ""}:`,
     "",
     "Who is at fault:",
   ];
-  for (const [author, label] of [
-    ["user", "User"],
-    ["agent", "Agent"],
-    ["environment", "Environment (otherwise)"],
-  ] as const) {
-    const count = done.filter((record) => record.fault_assignment.author === author).length;
-    lines.push(`  - ${label}: ${count} (${percent(count, done.length)})`);
-  }
-  const typed = done.filter((record) => record.fault_type !== null);
+  for (const { author, count } of breakdown.authors)
+    lines.push(`  - ${FAULT_AUTHOR_LABELS[author]}: ${count} (${percent(count, breakdown.analysed)})`);
   lines.push("", "Fault type (agent faults only):");
-  for (const [type, label] of [
-    ["called_wrong_tool", "Called wrong tool"],
-    ["used_wrong_tool_argument", "Used wrong tool argument"],
-    ["goal_partially_completed", "Goal partially completed"],
-    ["other", "Other"],
-  ] as const) {
-    const count = typed.filter((record) => record.fault_type?.fault_type === type).length;
-    lines.push(`  - ${label}: ${count} (${percent(count, typed.length)})`);
-  }
+  for (const { faultType, count } of breakdown.faultTypes)
+    lines.push(`  - ${FAULT_TYPE_LABELS[faultType]}: ${count} (${percent(count, breakdown.typed)})`);
   return lines.join("\n");
 }

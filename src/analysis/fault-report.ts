@@ -3,8 +3,7 @@
  * run (the full review, else the user-only one) and render the audit after
  * the standard summary.
  */
-import { existsSync } from "node:fs";
-import { readReviewFile, reviewFilePath } from "../core/review-file.ts";
+import { readRunReview } from "../core/review-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { type FaultAudit, faultAudit, renderFaultAudit } from "../metrics/fault-audit.ts";
 import { computeMetrics } from "../metrics/index.ts";
@@ -15,17 +14,8 @@ export function runFaultAudit(
   simulations: readonly SimulationRun[],
   numTrials: number,
 ): FaultAudit | null {
-  for (const [mode, kind] of [
-    ["full", "review_full"],
-    ["user", "review_user"],
-  ] as const) {
-    const path = reviewFilePath(runPath, kind);
-    if (!existsSync(path)) continue;
-    const state = readReviewFile(path);
-    if (state.simulations.size === 0) continue;
-    return faultAudit(mode, simulations, state.simulations, { numTrials });
-  }
-  return null;
+  const review = readRunReview(runPath);
+  return review && faultAudit(review.mode, simulations, review.state.simulations, { numTrials });
 }
 
 /** The report lines of the audit (empty when the run has no review). */

@@ -17,12 +17,8 @@ import { mkdirSync } from "node:fs";
 import { runStoppingError, UsageError } from "../core/errors.ts";
 import { nowIso } from "../core/messages.ts";
 import { packageVersion } from "../core/results-file.ts";
-import {
-  REVIEW_FILE_VERSION,
-  type ReviewFileKind,
-  type ReviewFileState,
-  type ReviewHeader,
-} from "../core/review-file.ts";
+import type { ReviewFileState } from "../core/review-file.ts";
+import { REVIEW_FILE_VERSION, type ReviewFileKind, type ReviewHeader } from "../core/review-records.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";

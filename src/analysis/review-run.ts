@@ -10,12 +10,8 @@ import { dirname, join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { pyFloat } from "../core/py-json.ts";
 import { writeResultsFile } from "../core/results-file.ts";
-import {
-  readReviewFile,
-  reviewFileKind,
-  reviewFilePath,
-  type SimulationReviewRecord,
-} from "../core/review-file.ts";
+import { readReviewFile, reviewFilePath } from "../core/review-file.ts";
+import { reviewFileKind, type SimulationReviewRecord } from "../core/review-records.ts";
 import type { ReviewMode } from "../core/reviews.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { type JudgePassDependencies, type JudgePassOutcome, runJudgePass } from "./judge-pass.ts";

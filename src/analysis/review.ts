@@ -18,7 +18,7 @@ import {
   UserOnlyReview,
   UserOnlyReviewError,
 } from "../core/reviews.ts";
-import type { ReviewFailure } from "../core/review-file.ts";
+import type { ReviewFailure } from "../core/review-records.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import type { LlmClient, LlmMessage } from "../llm/types.ts";

@@ -3,7 +3,7 @@
  * fake provider, which also plays the user simulator): graded like any agent;
  * a 401 stops the run with one line and the resume command; bad flags get one line.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,5 +102,102 @@ describe.skipIf(!dataDir)("tau run --agent-url on airline (skipped: TAU_DATA_DIR
     expect(run.stderr).toMatch(/resume with:\n\s+.*tau.* run .*--save-to/);
     expect(run.stderr).not.toContain("agent-key");
     expect(readResults(path).simulations).toHaveLength(0);
+  });
+});
+
+describe.skipIf(!dataDir)("tau run --agent-url pre-flight (skipped: TAU_DATA_DIR not set)", () => {
+  let fake: FakeProvider;
+  let cwd: string;
+  let closedPort: number;
+  beforeAll(async () => {
+    // A server that takes only the user simulator's key, and (below) the agent's once it is added.
+    fake = await startFakeProvider({ handler: airlineScriptHandler("right"), acceptKeys: ["sk-user"] });
+    cwd = mkdtempSync(join(tmpdir(), "tau-agent-url-preflight-"));
+    const probe = await startFakeProvider();
+    closedPort = Number(new URL(probe.url).port);
+    await probe.close();
+  });
+  afterAll(async () => {
+    await fake?.close();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
+  });
+  const env = { OPENAI_API_KEY: "sk-user", TAU_AGENT_API_KEY: "agent-key" };
+  const args = (saveTo: string, agentUrl: string, extra: string[] = []) => [
+    "run",
+    ...extra,
+    "--domain",
+    "airline",
+    "--task-ids",
+    AIRLINE_SCRIPT_TASK,
+    "--agent-url",
+    agentUrl,
+    "--user-llm",
+    "openai/gpt-4.1",
+    "--retry-delay",
+    "0",
+    "--data-dir",
+    dataDir!,
+    "--save-to",
+    join(cwd, `${saveTo}.json`),
+  ];
+  const errorLines = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("tau: "));
+
+  it("a rejected key stops the run before the first simulation: one line, exit 4, nothing written, no conversation", async () => {
+    fake.requests.length = 0;
+    const run = await runTau(args("denied", fake.openaiBaseUrl), {
+      cwd,
+      env: { ...env, OPENAI_BASE_URL: fake.openaiBaseUrl },
+    });
+    expect(run.status, run.stderr).toBe(4);
+    expect(errorLines(run.stderr)).toEqual([
+      expect.stringMatching(
+        /^tau: pre-flight: the agent \(http:\/\/127\.0\.0\.1:\d+\/v1\) cannot be used: agent at http:\/\/127\.0\.0\.1:\d+\/v1: HTTP 401 \(auth\) on GET http:\/\/127\.0\.0\.1:\d+\/v1\/models: .*; nothing was run\. Fix it and run again, or skip this check with --no-preflight$/,
+      ),
+    ]);
+    expect(run.stderr).not.toContain("agent-key");
+    expect(existsSync(join(cwd, "denied.jsonl"))).toBe(false);
+    // Stopped by the check, not by a simulation meeting the 401 (that path says "Stopped the run").
+    expect(run.stderr).not.toContain("Stopped the run");
+  });
+
+  it("a dead URL stops the run the same way; --no-preflight skips the check", async () => {
+    const dead = `http://127.0.0.1:${closedPort}/v1`;
+    const run = await runTau(args("dead", dead), {
+      cwd,
+      env: { ...env, OPENAI_BASE_URL: fake.openaiBaseUrl },
+    });
+    expect(run.status, run.stderr).toBe(4);
+    expect(errorLines(run.stderr)).toEqual([
+      expect.stringMatching(
+        /^tau: pre-flight: the agent \(http:\/\/127\.0\.0\.1:\d+\/v1\) cannot be used: agent at .*: network error: .*ECONNREFUSED.*; nothing was run\./,
+      ),
+    ]);
+    expect(existsSync(join(cwd, "dead.jsonl"))).toBe(false);
+    const unchecked = await runTau(args("dead-unchecked", dead, ["--no-preflight", "--max-retries", "0"]), {
+      cwd,
+      env: { ...env, OPENAI_BASE_URL: fake.openaiBaseUrl },
+    });
+    expect(unchecked.stderr).not.toContain("pre-flight");
+    // Without the check the run starts and the simulation meets the dead URL.
+    expect(existsSync(join(cwd, "dead-unchecked.jsonl"))).toBe(true);
+  });
+
+  it("an accepted key passes with one GET of the model list, then the run is graded", async () => {
+    const open = await startFakeProvider({
+      handler: airlineScriptHandler("right"),
+      acceptKeys: ["sk-user", "agent-key"],
+    });
+    try {
+      const run = await runTau(args("accepted", open.openaiBaseUrl), {
+        cwd,
+        env: { ...env, OPENAI_BASE_URL: open.openaiBaseUrl },
+      });
+      expect(run.status, run.stderr).toBe(0);
+      expect(open.modelListRequests).toHaveLength(1);
+      expect(open.modelListRequests[0]!.headers.authorization).toBe("Bearer agent-key");
+      expect(readResults(join(cwd, "accepted.json")).simulations[0]!.reward_info.reward).toBe(1);
+    } finally {
+      await open.close();
+    }
   });
 });

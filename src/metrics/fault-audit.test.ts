@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SimulationReviewRecord } from "../core/review-file.ts";
+import type { SimulationReviewRecord } from "../core/review-records.ts";
 import { Review, ReviewError } from "../core/reviews.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { faultAudit, firstCriticalSource, renderFaultAudit } from "./fault-audit.ts";

@@ -7,8 +7,15 @@
  * review (by turn) is the user's, the attribution upstream's metrics use
  * (`sims_by_first_critical_source`). Pure: the web viewer shows it too.
  */
-import type { SimulationReviewRecord } from "../core/review-file.ts";
-import type { Review, ReviewError, UserOnlyReview, UserOnlyReviewError } from "../core/reviews.ts";
+import type { SimulationAnalysisRecord, SimulationReviewRecord } from "../core/review-records.ts";
+import type {
+  FaultAuthor,
+  FaultType,
+  Review,
+  ReviewError,
+  UserOnlyReview,
+  UserOnlyReviewError,
+} from "../core/reviews.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { type AgentMetrics, computeMetrics, isSuccessful, type MetricsOptions } from "./index.ts";
 
@@ -194,4 +201,53 @@ export function renderFaultAudit(audit: FaultAudit, standard: AgentMetrics): str
     lines.push(`  ${"user faults set apart".padEnd(22)}${row(adjusted.passHatK)}`);
   } else lines.push("  (no failure to set apart: the numbers are the standard ones)");
   return lines;
+}
+
+/** τ-bench's error-identification breakdown of a run's analysis records (`tau analyze`). */
+export interface AnalysisBreakdown {
+  /** Failed simulations analysed, and those whose analysis failed (the judge's replies were unusable). */
+  analysed: number;
+  analysisFailures: number;
+  /** Who is at fault, over the analysed ones. */
+  authors: { author: FaultAuthor; count: number }[];
+  /** Agent faults with a fault type. */
+  typed: number;
+  /** Fault type, over the typed ones. */
+  faultTypes: { faultType: FaultType; count: number }[];
+}
+
+/** τ-bench's names of the fault authors, as `tau analyze` prints them. */
+export const FAULT_AUTHOR_LABELS: Record<FaultAuthor, string> = {
+  user: "User",
+  agent: "Agent",
+  environment: "Environment (otherwise)",
+};
+
+/** τ-bench's names of the agent fault types. */
+export const FAULT_TYPE_LABELS: Record<FaultType, string> = {
+  called_wrong_tool: "Called wrong tool",
+  used_wrong_tool_argument: "Used wrong tool argument",
+  goal_partially_completed: "Goal partially completed",
+  other: "Other",
+};
+
+/** The counts `tau analyze` prints and the web viewer shows. */
+export function analysisBreakdown(records: readonly SimulationAnalysisRecord[]): AnalysisBreakdown {
+  const done = records.filter((record) => record.status === "reviewed");
+  const typed = done.filter((record) => record.fault_type !== null);
+  return {
+    analysed: done.length,
+    analysisFailures: records.length - done.length,
+    authors: (["user", "agent", "environment"] as const).map((author) => ({
+      author,
+      count: done.filter((record) => record.fault_assignment.author === author).length,
+    })),
+    typed: typed.length,
+    faultTypes: (
+      ["called_wrong_tool", "used_wrong_tool_argument", "goal_partially_completed", "other"] as const
+    ).map((faultType) => ({
+      faultType,
+      count: typed.filter((record) => record.fault_type?.fault_type === faultType).length,
+    })),
+  };
 }

@@ -1,7 +1,9 @@
 /**
  * Pre-flight of a run's endpoints: before the first simulation, one short
  * call to each distinct model endpoint (a model and where it is reached),
- * with the role's own `llm_args`. A dead endpoint, rejected credentials, an
+ * with the role's own `llm_args`, and the agent service's own check when the
+ * agent is one (`--agent-url`: `GET <url>/models`; `--agent-a2a`: the agent
+ * card and a `tasks/get` that starts nothing). A dead endpoint, rejected credentials, an
  * unknown model or arguments the provider refuses stop the run there, in one
  * line, instead of failing every simulation after retries. A transient answer
  * (429, 5xx) is only noted: the run's retries deal with those.
@@ -72,16 +74,10 @@ export async function preflightEndpoints(
   note: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const checks = targets(plan, clients).map(async ({ client, args, roles }) => {
-    const where = client.endpoint ? ` at ${client.endpoint(args)}` : "";
-    const who = `${roles.join(" and ")} (${client.model}${where})`;
+  /** Runs one check: a fatal failure throws a {@link PreflightError} naming `who`; a transient one is noted. */
+  const check = async (who: string, call: () => Promise<unknown>): Promise<void> => {
     try {
-      await client.generate({
-        messages: [{ role: "user", content: "This is a connection check. Reply with OK." }],
-        args: { ...args, num_retries: 1, timeout: PREFLIGHT_TIMEOUT_S },
-        callName: "preflight",
-        ...(signal ? { signal } : {}),
-      });
+      await call();
     } catch (error) {
       if (signal?.aborted) throw error;
       const message = error instanceof Error ? error.message : String(error);
@@ -96,7 +92,26 @@ export async function preflightEndpoints(
         );
       throw error;
     }
+  };
+  const checks = targets(plan, clients).map(({ client, args, roles }) => {
+    const where = client.endpoint ? ` at ${client.endpoint(args)}` : "";
+    return check(`${roles.join(" and ")} (${client.model}${where})`, () =>
+      client.generate({
+        messages: [{ role: "user", content: "This is a connection check. Reply with OK." }],
+        args: { ...args, num_retries: 1, timeout: PREFLIGHT_TIMEOUT_S },
+        callName: "preflight",
+        ...(signal ? { signal } : {}),
+      }),
+    );
   });
+  // A service agent (URL, A2A): its own check, which starts no conversation.
+  const agent = plan.agent;
+  if (agent.preflight)
+    checks.push(
+      check(`the agent (${agent.origin?.endpoint ?? agent.name})`, () =>
+        agent.preflight!({ timeoutMs: PREFLIGHT_TIMEOUT_S * 1000, ...(signal ? { signal } : {}) }),
+      ),
+    );
   const outcomes = await Promise.allSettled(checks);
   const failed = outcomes.find((outcome) => outcome.status === "rejected");
   if (failed) throw failed.reason;

@@ -6,9 +6,10 @@
  * {@link RunEvent}s; nothing here prints.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { FileIoError, fileOperation } from "../core/errors.ts";
+import { makeFolder } from "../core/make-folder.ts";
 import type { Info } from "../core/results.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { pyDumps } from "../core/py-json.ts";
@@ -178,7 +179,7 @@ async function executeLockedPlan(plan: RunPlan, deps: RunDependencies, lock: Run
   const folder = dirname(config.resultsPath);
   let writer: CheckpointWriter | null = null;
   try {
-    fileOperation(folder, "create the run folder", () => mkdirSync(folder, { recursive: true }));
+    fileOperation(folder, "create the run folder", () => makeFolder(folder));
     lock.acquire();
     const checkpoint = await CheckpointWriter.open(checkpointPath);
     writer = checkpoint;

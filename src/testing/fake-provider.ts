@@ -98,6 +98,8 @@ export interface FakeProviderOptions {
   minCacheTokens?: number;
   /** Answers embeddings requests (default {@link fakeEmbedding} per text). */
   embed?: FakeEmbeddingHandler;
+  /** Keys the server takes (`Bearer`, `x-api-key` or `x-goog-api-key`); a request with any other gets 401. Default: any. */
+  acceptKeys?: string[];
 }
 
 /** An embeddings request (`POST /v1/embeddings`, or OpenRouter's `/api/v1/embeddings`) as the server saw it. */
@@ -136,6 +138,8 @@ export interface FakeProvider {
   googleBaseUrl: string;
   /** Recorded requests (when `record` is on). */
   requests: FakeRequest[];
+  /** `GET /v1/models` requests received (OpenAI's model list; always recorded). */
+  modelListRequests: { headers: Record<string, string | string[] | undefined> }[];
   /** Appends replies to the queue. */
   push(...replies: FakeReply[]): void;
   /** Replaces the handler. */
@@ -476,6 +480,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   }
 
   const embeddingRequests: FakeEmbeddingRequest[] = [];
+  const modelListRequests: FakeProvider["modelListRequests"] = [];
 
   async function answerEmbeddings(req: IncomingMessage, res: ServerResponse, path: string, text: string) {
     const json = (status: number, value: unknown) => {
@@ -518,6 +523,31 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = (req.url ?? "/").split("?")[0]!;
+    if (options.acceptKeys) {
+      const given =
+        String(req.headers.authorization ?? "").replace(/^Bearer /, "") ||
+        String(req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? "");
+      if (!options.acceptKeys.includes(given)) {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            error: { message: "fake provider: invalid API key", type: "invalid_request_error" },
+          }),
+        );
+        return;
+      }
+    }
+    if (req.method === "GET" && path === "/v1/models") {
+      modelListRequests.push({ headers: req.headers });
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          object: "list",
+          data: [{ id: "fake-model", object: "model", owned_by: "taubench" }],
+        }),
+      );
+      return;
+    }
     if (req.method === "POST" && (path === "/v1/embeddings" || path === "/api/v1/embeddings")) {
       await answerEmbeddings(req, res, path, Buffer.concat(chunks).toString("utf8"));
       return;
@@ -613,6 +643,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     openaiBaseUrl: `${url}/v1`,
     openrouterBaseUrl: `${url}/api/v1`,
     embeddingRequests,
+    modelListRequests,
     anthropicBaseUrl: `${url}/v1`,
     googleBaseUrl: `${url}/v1beta`,
     requests,

@@ -151,3 +151,59 @@ describe("following a checkpoint", () => {
     expect((await loadRun(path)).simulations.map((s) => s.id)).toEqual([record.simulation.id]);
   });
 });
+
+describe("RunIndex and the review files beside a run", () => {
+  it("reads a review written later (a new version for open pages), and names a damaged one in one line", async () => {
+    const path = copy(CHECKPOINT_V2);
+    const index = RunIndex.open(path, identity);
+    expect(index.refresh()).toBe(false);
+    expect(index.data().faults).toEqual({ review: null, analysis: null, error: null });
+    const run = await loadRun(path);
+    const simulation = run.simulations.find((s) => s.termination_reason !== "infrastructure_error")!;
+    const record = {
+      kind: "simulation",
+      status: "reviewed",
+      version: 1,
+      simulation_id: simulation.id,
+      task_id: simulation.task_id,
+      trial: simulation.trial ?? 0,
+      reward: simulation.reward_info?.reward ?? null,
+      cost_usd: 0.002,
+      finished_at: "2026-01-01T00:00:00",
+      review: {
+        summary: "",
+        has_errors: true,
+        user_error: true,
+        critical_user_error: true,
+        errors: [
+          {
+            source: "user",
+            error_tags: ["hallucination"],
+            severity: "critical_hindered",
+            turn_idx: 1,
+            reasoning: "r",
+          },
+        ],
+      },
+      auth_classification: null,
+    };
+    const reviewPath = join(path, "..", "review.jsonl");
+    writeFileSync(reviewPath, `${JSON.stringify(record)}\n`);
+    const version = index.version;
+    expect(index.refresh()).toBe(true);
+    expect(index.version).toBeGreaterThan(version);
+    const audit = index.data().faults!.review!.audit;
+    expect(audit).toMatchObject({
+      mode: "full",
+      reviewed: 1,
+      userErrorSimulations: 1,
+      userCriticalSimulations: 1,
+    });
+    expect(index.reviewsOf(simulation.id).review?.status).toBe("reviewed");
+    appendFileSync(reviewPath, "not json\n{}\n");
+    expect(index.refresh()).toBe(true);
+    const faults = index.data().faults!;
+    expect(faults.review).toBeNull();
+    expect(faults.error).toMatch(/review\.jsonl.*line 2: not JSON/);
+  });
+});

@@ -10,9 +10,17 @@ import { basename, join } from "node:path";
 import { FileFormatError } from "../core/errors.ts";
 import { parsePyJson } from "../core/py-json.ts";
 import { parseOrThrow, readPyJson, readText } from "../core/read-files.ts";
+import { readRunAnalysis, readRunReview, reviewFilePath } from "../core/review-file.ts";
+import {
+  REVIEW_FILE_NAMES,
+  reviewFileKind,
+  type SimulationAnalysisRecord,
+  type SimulationReviewRecord,
+} from "../core/review-records.ts";
 import { type Info, Results } from "../core/results.ts";
 import { resultsLayout } from "../core/results-file.ts";
 import { SimulationRun } from "../core/simulation.ts";
+import { analysisBreakdown, faultAudit } from "../metrics/fault-audit.ts";
 import type { Task } from "../core/task.ts";
 import { keyOf, parseCheckpointLine, type RunRecord, type SessionRecord } from "../runner/checkpoint.ts";
 import { keepWinner } from "../runner/checkpoint-state.ts";
@@ -24,6 +32,7 @@ import { parseJsonText, parseSlimSimulation, rowOf, type SlimParsed, slimOfRaw }
 import { runStats } from "./stats.ts";
 import {
   type RunData,
+  type RunFaults,
   type RunSettings,
   type RunStats,
   type RunSummary,
@@ -89,6 +98,14 @@ export class RunIndex {
   private summaryCache: RunSummary | null = null;
   private dataCache: { version: number; json: string } | null = null;
   private statsCache: { version: number; stats: RunStats } | null = null;
+  /** The review and analysis files beside the run, read again when their size or time changes. */
+  private reviewSignature = "";
+  private reviews: {
+    review: ReadonlyMap<string, SimulationReviewRecord>;
+    analysis: ReadonlyMap<string, SimulationAnalysisRecord>;
+    faults: RunFaults;
+    version: number;
+  } | null = null;
 
   private constructor(
     readonly path: string,
@@ -114,6 +131,7 @@ export class RunIndex {
   ): RunIndex {
     const index = new RunIndex(path, identity, writeActionCounter);
     index.rebuild();
+    index.reviewSignature = index.reviewFilesSignature();
     return index;
   }
 
@@ -166,6 +184,15 @@ export class RunIndex {
    * that changed, is indexed again. Returns whether anything changed.
    */
   refresh(): boolean {
+    const run = this.refreshRun();
+    const signature = this.reviewFilesSignature();
+    if (signature === this.reviewSignature) return run;
+    this.reviewSignature = signature;
+    this.changed();
+    return true;
+  }
+
+  private refreshRun(): boolean {
     let stat: ReturnType<typeof statSync>;
     try {
       stat = statSync(this.path);
@@ -389,6 +416,77 @@ export class RunIndex {
   }
 
   // -------------------------------------------------------------------------
+  // Reviews (`tau review`, `tau analyze`)
+
+  private reviewFilesSignature(): string {
+    return (["review_full", "review_user", "analysis"] as const)
+      .map((kind) => {
+        try {
+          const stat = statSync(reviewFilePath(this.path, kind));
+          return `${stat.size}:${stat.mtimeMs}`;
+        } catch {
+          return "-";
+        }
+      })
+      .join(" ");
+  }
+
+  /** The review and analysis records, read once per version of the run and of the files. */
+  private reviewState(): NonNullable<RunIndex["reviews"]> {
+    if (this.reviews?.version === this.version) return this.reviews;
+    let faults: RunFaults = { review: null, analysis: null, error: null };
+    let review: NonNullable<RunIndex["reviews"]>["review"] = new Map();
+    let analysis: NonNullable<RunIndex["reviews"]>["analysis"] = new Map();
+    try {
+      const found = readRunReview(this.path);
+      const analysed = readRunAnalysis(this.path);
+      // The audit's simulations carry their ids: the review's records are keyed by them.
+      const simulations = [...this.entries.values()].map((entry) => ({
+        ...simulationOfRow(entry.row, this.tasks[entry.row.task]!.id),
+        id: entry.id,
+      }));
+      if (found) review = found.state.simulations;
+      if (analysed) analysis = analysed.simulations;
+      faults = {
+        review: found && {
+          file: REVIEW_FILE_NAMES[reviewFileKind(found.mode)],
+          audit: faultAudit(found.mode, simulations, found.state.simulations, { numTrials: this.numTrials }),
+        },
+        analysis: analysed && {
+          file: REVIEW_FILE_NAMES.analysis,
+          breakdown: analysisBreakdown([...analysed.simulations.values()]),
+        },
+        error: null,
+      };
+    } catch (error) {
+      faults = {
+        review: null,
+        analysis: null,
+        error: error instanceof Error ? error.message : String(error),
+      };
+    }
+    this.reviews = { review, analysis, faults, version: this.version };
+    return this.reviews;
+  }
+
+  /** What `tau review` and `tau analyze` found for the run. */
+  faults(): RunFaults {
+    return this.reviewState().faults;
+  }
+
+  /** One simulation's review and analysis records (null when it has none). */
+  reviewsOf(simulationId: string): {
+    review: SimulationReviewRecord | null;
+    analysis: SimulationAnalysisRecord | null;
+  } {
+    const state = this.reviewState();
+    return {
+      review: state.review.get(simulationId) ?? null,
+      analysis: state.analysis.get(simulationId) ?? null,
+    };
+  }
+
+  // -------------------------------------------------------------------------
   // Views
 
   private rows(): SimRow[] {
@@ -515,6 +613,7 @@ export class RunIndex {
       tasks: this.taskRows(rows),
       simulations: rows,
       stats: this.stats(),
+      faults: this.faults(),
     };
   }
 }

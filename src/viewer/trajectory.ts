@@ -215,5 +215,6 @@ export function trajectoryData(
     task: task ? (toPlain(task) as Task) : null,
     gold,
     dbDiff: report,
+    ...index.reviewsOf(simulation.id),
   };
 }

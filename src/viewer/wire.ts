@@ -4,9 +4,11 @@
  * bundles this file. A run is sent as slim rows, one per simulation that
  * counts; a trajectory is fetched on its own when it is opened.
  */
+import type { SimulationAnalysisRecord, SimulationReviewRecord } from "../core/review-records.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import type { ComponentOutcome } from "../metrics/breakdowns.ts";
+import type { AnalysisBreakdown, FaultAudit } from "../metrics/fault-audit.ts";
 import type { AgentMetrics } from "../metrics/index.ts";
 
 /** Version of this data format (in every payload, so an old export is told apart). */
@@ -125,6 +127,19 @@ export interface RunStats {
   telecom: { intent: GroupStats[]; persona: GroupStats[]; subIssues: GroupStats[] } | null;
 }
 
+/**
+ * What `tau review` and `tau analyze` left beside a run, as the server
+ * computed it (`metrics/fault-audit.ts`, the terminal report's computation).
+ */
+export interface RunFaults {
+  /** The review's fault audit (a non-standard view), with the file it was read from. */
+  review: { file: string; audit: FaultAudit } | null;
+  /** τ-bench's error identification of the failures. */
+  analysis: { file: string; breakdown: AnalysisBreakdown } | null;
+  /** Why a review or analysis file could not be read (one line naming it). */
+  error: string | null;
+}
+
 /** A run as the run page loads it. */
 export interface RunData {
   dataVersion: number;
@@ -133,6 +148,8 @@ export interface RunData {
   tasks: TaskRow[];
   simulations: SimRow[];
   stats: RunStats;
+  /** Absent in exports made before reviews were shown. */
+  faults?: RunFaults;
 }
 
 /** The DB difference between the gold environment and the one the conversation left. */
@@ -179,6 +196,9 @@ export interface TrajectoryData {
   /** Expected actions with the gold environment's outputs (null without the data folder). */
   gold: GoldStepRow[] | null;
   dbDiff: DbDiffReport;
+  /** This simulation's review record (`tau review`) and analysis record (`tau analyze`), when there are. */
+  review?: SimulationReviewRecord | null;
+  analysis?: SimulationAnalysisRecord | null;
 }
 
 /** An update the server pushes (server-sent events, `event: run`). */

@@ -9,6 +9,7 @@ import type { RunData, SimRow } from "../../wire.ts";
 import { COLORS, ComponentChart, GroupChart, Histogram, PassKChart, TerminationChart } from "../charts.tsx";
 import { Card, Kpi, Link, Loading, Problem, Tag } from "../components.tsx";
 import type { DataSource } from "../data.ts";
+import { FaultAuditCard } from "../faults.tsx";
 import { count, interval, participant, percent, rate, terminationLabel, usd, when } from "../format.ts";
 import { TaskGrid } from "../grid.tsx";
 import { useLiveVersion, useResource } from "../hooks.ts";
@@ -392,6 +393,7 @@ export function RunPage({
         <TaskGrid runId={runId} rows={model.grid} trials={model.trials} />
       </Card>
       <Breakdowns model={model} />
+      <FaultAuditCard faults={model.data.faults} standard={model.metrics} />
       <p class="muted small footnote">
         pass^1 {rate(model.metrics.passHatK[0])} over {model.metrics.perTask.length} tasks ·{" "}
         {percent(model.metrics.evaluatedSimulations / Math.max(1, model.metrics.totalSimulations))} of

@@ -17,6 +17,7 @@ import type { Action } from "../../../core/task.ts";
 import type { DbDifferenceRow, RunData, TrajectoryData } from "../../wire.ts";
 import { callText, Card, Link, Loading, Mark, OutcomeBadge, Problem, Tag } from "../components.tsx";
 import type { DataSource } from "../data.ts";
+import { SimulationFaults } from "../faults.tsx";
 import { count, duration, rate, terminationLabel, usd } from "../format.ts";
 import { useResource } from "../hooks.ts";
 import { outcomeOf } from "../model.ts";
@@ -336,6 +337,7 @@ function Grading({ data }: { data: TrajectoryData }) {
         </div>
       )}
       {typeof note === "string" && <p class="muted small">{note}</p>}
+      <SimulationFaults review={data.review} analysis={data.analysis} />
       <DbSection data={data} reward={reward} />
       {(reward?.action_checks?.length ?? 0) > 0 && (
         <div class="check-group" data-check="actions">
