@@ -11,7 +11,8 @@ export interface BenchResult {
   readonly subject: string;
   readonly metric: string;
   readonly value: number;
-  readonly unit: "ms" | "bytes" | "per s" | "count";
+  /** `per s` and `ratio` are better when higher (their target is a floor); the others when lower. */
+  readonly unit: "ms" | "bytes" | "per s" | "count" | "ratio";
   /** Upper bound the value should stay under (lower bound for `per s`); absent for information-only rows. */
   readonly target?: number;
   /** A remark shown after the row (e.g. which tool was timed). */
@@ -212,6 +213,8 @@ function formatValue(value: number, unit: BenchResult["unit"]): string {
       return `${value.toFixed(1)} /s`;
     case "count":
       return String(Math.round(value));
+    case "ratio":
+      return `${value.toFixed(2)}×`;
     default: {
       const never: never = unit;
       return String(never);
@@ -219,10 +222,12 @@ function formatValue(value: number, unit: BenchResult["unit"]): string {
   }
 }
 
+const higherIsBetter = (unit: BenchResult["unit"]) => unit === "per s" || unit === "ratio";
+
 /** Ratio to target: below 1 is inside the target (for throughput the ratio is target / value). */
 export function ratioToTarget(result: BenchResult): number | undefined {
   if (result.target === undefined) return undefined;
-  return result.unit === "per s" ? result.target / result.value : result.value / result.target;
+  return higherIsBetter(result.unit) ? result.target / result.value : result.value / result.target;
 }
 
 /** The report as an aligned text table. */
@@ -233,7 +238,7 @@ export function formatTable(results: readonly BenchResult[]): string {
     const target =
       result.target === undefined
         ? "-"
-        : `${result.unit === "per s" ? ">" : "<"} ${formatValue(result.target, result.unit)}`;
+        : `${higherIsBetter(result.unit) ? ">" : "<"} ${formatValue(result.target, result.unit)}`;
     return [
       result.subject,
       result.metric,
