@@ -6,18 +6,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard, type Message, Role } from "@a2a-js/sdk";
+import { type Message, Role } from "@a2a-js/sdk";
 import {
   AgentEvent,
   type AgentExecutor,
-  DefaultRequestHandler,
   type ExecutionEventBus,
-  InMemoryTaskStore,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PreflightError, preflightEndpoints } from "../runner/preflight.ts";
@@ -29,6 +25,7 @@ import {
   airlineScriptCalls,
   airlineUserReply,
 } from "../testing/airline-script.ts";
+import { startA2aServer, type TestA2aServer } from "../testing/a2a-server.ts";
 import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
 import { fakeProviderDependencies } from "../testing/fake-run-dependencies.ts";
 import { offlineRunConfig } from "../testing/run-config.ts";
@@ -108,48 +105,17 @@ const dataDir = process.env.TAU_DATA_DIR;
 
 describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not set)", () => {
   let fake: FakeProvider;
-  let server: Server;
+  let server: TestA2aServer;
   let url: string;
-  let denyRpc = false;
   const executor = new ScriptedExecutor();
-  /** JSON-RPC methods the agent was sent, in order. */
-  const rpcMethods: string[] = [];
 
   beforeAll(async () => {
     fake = await startFakeProvider({ handler: airlineUserReply });
-    const app = express();
-    server = await new Promise<Server>((resolve) => {
-      const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-    });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const card: AgentCard = {
-      name: "Scripted airline agent",
-      description: "Plays the airline script",
-      supportedInterfaces: [
-        { url: `${url}/`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
-      ],
-      provider: undefined,
-      version: "1.0.0",
-      capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
-      securitySchemes: {},
-      securityRequirements: [],
-      defaultInputModes: ["text", "application/json"],
-      defaultOutputModes: ["text", "application/json"],
-      skills: [],
-      signatures: [],
-    } as unknown as AgentCard;
-    const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
-    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
-    app.use(express.json(), (request, response, next) => {
-      if (request.method === "POST") rpcMethods.push(String(request.body?.method));
-      if (denyRpc && request.method === "POST") response.status(401).json({ error: "bad agent key" });
-      else next();
-    });
-    app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    server = await startA2aServer(executor, "Scripted airline agent");
+    url = server.url;
   });
   afterAll(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await server?.close();
     await fake?.close();
   });
 
@@ -206,7 +172,7 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
   });
 
   it("stops the run on a 401 from the agent", async () => {
-    denyRpc = true;
+    server.denyCalls = true;
     try {
       const outcome = await run("a2a_denied", url);
       expect(outcome.stoppedBy?.message).toMatch(
@@ -214,7 +180,7 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
       );
       expect(outcome.simulations).toHaveLength(0);
     } finally {
-      denyRpc = false;
+      server.denyCalls = false;
     }
   });
 
@@ -237,16 +203,16 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
   }
 
   it("reads the card and asks tasks/get of a task that does not exist; a present agent passes", async () => {
-    rpcMethods.length = 0;
+    server.methods.length = 0;
     executor.variant = "right";
     const { outcome, notes } = await runChecked("a2a_preflight_ok", url);
     expect((await outcome).simulations[0]?.reward_info?.reward).toBe(1);
-    expect(rpcMethods[0]).toBe("GetTask");
+    expect(server.methods[0]).toBe("GetTask");
     expect(notes).toEqual([]);
   });
 
   it("a 401 stops the run before the first simulation, nothing written", async () => {
-    denyRpc = true;
+    server.denyCalls = true;
     try {
       const { outcome, checkpoint } = await runChecked("a2a_preflight_denied", url);
       await expect(outcome).rejects.toThrow(
@@ -255,7 +221,7 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
       await expect(outcome).rejects.toBeInstanceOf(PreflightError);
       expect(existsSync(checkpoint)).toBe(false);
     } finally {
-      denyRpc = false;
+      server.denyCalls = false;
     }
   });
 

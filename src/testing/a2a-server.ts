@@ -16,6 +16,8 @@ export interface TestA2aServer {
   url: string;
   /** While true, every JSON-RPC call gets HTTP 401. */
   denyCalls: boolean;
+  /** The JSON-RPC methods received, in order (denied calls included); a test may empty it. */
+  readonly methods: string[];
   close(): Promise<void>;
 }
 
@@ -49,13 +51,15 @@ export async function startA2aServer(
   const running: TestA2aServer = {
     url,
     denyCalls: false,
+    methods: [],
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
-  app.use((request, response, next) => {
+  app.use(express.json(), (request, response, next) => {
+    if (request.method === "POST") running.methods.push(String(request.body?.method));
     if (running.denyCalls && request.method === "POST") response.status(401).json({ error: "bad agent key" });
     else next();
   });
