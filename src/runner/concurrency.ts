@@ -32,6 +32,34 @@ export interface LimiterStats {
   decreases: number;
 }
 
+/** One caller waiting in a FIFO line for a `T` (a slot, a lease). */
+export interface Waiter<T> {
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Joins `line` and resolves when the line's owner hands this waiter a value; an abort of
+ * `signal` leaves the line and rejects with the signal's reason.
+ */
+export function waitInLine<T>(line: Waiter<T>[], signal?: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const waiter: Waiter<T> = { resolve, reject };
+    line.push(waiter);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        const index = line.indexOf(waiter);
+        if (index >= 0) {
+          line.splice(index, 1);
+          reject(signal.reason);
+        }
+      },
+      { once: true },
+    );
+  });
+}
+
 /** An AIMD concurrency limit with a FIFO wait line. */
 export class AdaptiveLimiter {
   private current: number;
@@ -41,8 +69,7 @@ export class AdaptiveLimiter {
   private readonly now: Clock;
   private lastDecrease = Number.NEGATIVE_INFINITY;
   private active = 0;
-  private readonly waiters: { resolve: (release: () => void) => void; reject: (error: unknown) => void }[] =
-    [];
+  private readonly waiters: Waiter<() => void>[] = [];
   private rateLimitedCount = 0;
   private decreaseCount = 0;
 
@@ -74,21 +101,7 @@ export class AdaptiveLimiter {
   acquire(signal?: AbortSignal): Promise<() => void> {
     signal?.throwIfAborted();
     if (this.active < this.limit && this.waiters.length === 0) return Promise.resolve(this.grant());
-    return new Promise((resolve, reject) => {
-      const waiter = { resolve, reject };
-      this.waiters.push(waiter);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          const index = this.waiters.indexOf(waiter);
-          if (index >= 0) {
-            this.waiters.splice(index, 1);
-            reject(signal.reason);
-          }
-        },
-        { once: true },
-      );
-    });
+    return waitInLine(this.waiters, signal);
   }
 
   private grant(): () => void {

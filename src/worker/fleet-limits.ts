@@ -15,7 +15,7 @@
 import type { Redis } from "ioredis";
 import { LlmError } from "../llm/errors.ts";
 import type { LlmClient, LlmRequest, LlmResponse } from "../llm/types.ts";
-import { isRateLimitError, ProviderScheduler } from "../runner/concurrency.ts";
+import { isRateLimitError, ProviderScheduler, type Waiter, waitInLine } from "../runner/concurrency.ts";
 
 /** Lua: `now` in ms from Redis's own clock (the workers' clocks may disagree). */
 const NOW = `local t = redis.call('TIME')
@@ -117,11 +117,6 @@ export interface FleetLimitsOptions {
   onDecrease?(runId: string, key: string, limit: number): void;
 }
 
-interface Waiter {
-  resolve(lease: Lease): void;
-  reject(error: unknown): void;
-}
-
 interface Lease {
   id: string;
   epoch: number;
@@ -130,7 +125,7 @@ interface Lease {
 /** One (run, provider) limit as this worker sees it: a FIFO line of its own calls waiting for a lease. */
 class FleetLimit {
   readonly held = new Set<string>();
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters: Waiter<Lease>[] = [];
   private pumping = false;
   private wake: (() => void) | null = null;
   /** A slot was freed while a request for leases was on its way. */
@@ -145,22 +140,9 @@ class FleetLimit {
 
   acquire(signal: AbortSignal | undefined): Promise<Lease> {
     signal?.throwIfAborted();
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
-      this.waiters.push(waiter);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          const index = this.waiters.indexOf(waiter);
-          if (index >= 0) {
-            this.waiters.splice(index, 1);
-            reject(signal.reason);
-          }
-        },
-        { once: true },
-      );
-      void this.pump();
-    });
+    const leased = waitInLine(this.waiters, signal);
+    void this.pump();
+    return leased;
   }
 
   /** A slot was freed somewhere in the fleet: try again now. */
