@@ -22,7 +22,7 @@ import { fakeJudgeDependencies } from "../testing/review-fixtures.ts";
 import { ensureApp } from "./app-files.ts";
 import { RunCatalog } from "./catalog.ts";
 import { startViewerServer, type ViewerServer } from "./server.ts";
-import { launchChromium, makeRun } from "./test-runs.ts";
+import { launchChromium, makeRun, strictPage } from "./test-runs.ts";
 import { domainLoader } from "./trajectory.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -105,10 +105,7 @@ describe.skipIf(!dataDir)("web viewer's fault audit in chromium (skipped: TAU_DA
       followIntervalMs: 0,
     });
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on("pageerror", (error) => {
-      throw error;
-    });
+    page = await strictPage(browser);
   }, 180_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@
  * costs so the cost figures have something to show.
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { join } from "node:path";
 import { registerAgent } from "../agents/registry.ts";
 import { ReplayAgent } from "../agents/replay-agent.ts";
@@ -165,4 +165,13 @@ export const CHROMIUM_ARGS = [
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium`);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** A 1400×900 page of `browser` on which an uncaught error in the app fails the test. */
+export async function strictPage(browser: Browser): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on("pageerror", (error) => {
+    throw error;
+  });
+  return page;
 }

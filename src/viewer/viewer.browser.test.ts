@@ -16,7 +16,7 @@ import { ensureApp } from "./app-files.ts";
 import { RunCatalog } from "./catalog.ts";
 import { exportSite } from "./export.ts";
 import { startViewerServer, type ViewerServer } from "./server.ts";
-import { appendSimulationCopy, launchChromium, makeRun } from "./test-runs.ts";
+import { appendSimulationCopy, launchChromium, makeRun, strictPage } from "./test-runs.ts";
 import { domainLoader, writeActionCounter } from "./trajectory.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -62,10 +62,7 @@ describe.skipIf(!dataDir)("web viewer in chromium (skipped: TAU_DATA_DIR not set
     const catalog = new RunCatalog({ targets: [], cwd: root, writeActionCounter: writeActionCounter(load) });
     server = await startViewerServer({ catalog, appDir: ensureApp(), load, followIntervalMs: 200 });
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on("pageerror", (error) => {
-      throw error;
-    });
+    page = await strictPage(browser);
   }, 180_000);
 
   afterAll(async () => {
