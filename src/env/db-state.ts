@@ -651,14 +651,46 @@ function emitMap(sink: HashSink, layout: FieldLayout, map: CowMap<unknown>): voi
     sink.base(layout.valueStart, layout.valueEnd);
     return;
   }
-  changed.sort(compareCodePoints);
   const valueTy = (layout.ty as Extract<Ty, { kind: "dict" }>).value;
+  emitSplicedEntries(
+    sink,
+    { sortedKeys: keys, keyIndex: layout.keyIndex!, entryOffsets: offsets, valueEnd: layout.valueEnd },
+    changed,
+    "{",
+    (key) => `${pyJsonString(key)}: ${serializeSorted(valueTy, map.get(key))}`,
+  );
+}
+
+/** Where a sorted map's entries lie in the base stream: entry `j` starts at `entryOffsets[j]`. */
+export interface SortedEntriesLayout {
+  readonly sortedKeys: readonly string[];
+  readonly keyIndex: ReadonlyMap<string, number>;
+  /** One offset per entry (each entry's text starts with `open` or ", "), then the end of the last. */
+  readonly entryOffsets: ArrayLike<number>;
+  /** The end of the map's text (its closing bracket included). */
+  readonly valueEnd: number;
+}
+
+/**
+ * Emits a map of sorted keys whose base has at least one entry: base byte ranges for the untouched
+ * entries, `entryText(key)` for the `changed` ones (set or added; none deleted), in key order.
+ * `open` is the bracket the first entry starts with.
+ */
+export function emitSplicedEntries(
+  sink: HashSink,
+  layout: SortedEntriesLayout,
+  changed: string[],
+  open: string,
+  entryText: (key: string) => string,
+): void {
+  const { sortedKeys: keys, keyIndex, entryOffsets: offsets } = layout;
+  changed.sort(compareCodePoints);
   let cursor = 0;
   let emitted = false;
   const emitBase = (end: number) => {
     if (cursor >= end) return;
     if (cursor === 0 && emitted) {
-      // The first base entry opens with "{"; after an inserted key it needs a separator instead.
+      // The first base entry opens with the bracket; after an inserted key it needs a separator instead.
       sink.text(", ");
       sink.base(offsets[0]! + 1, offsets[end]!);
     } else sink.base(offsets[cursor]!, offsets[end]!);
@@ -666,9 +698,9 @@ function emitMap(sink: HashSink, layout: FieldLayout, map: CowMap<unknown>): voi
     emitted = true;
   };
   for (const key of changed) {
-    const index = layout.keyIndex!.get(key);
+    const index = keyIndex.get(key);
     emitBase(index ?? lowerBound(keys, key));
-    sink.text(`${emitted ? ", " : "{"}${pyJsonString(key)}: ${serializeSorted(valueTy, map.get(key))}`);
+    sink.text(`${emitted ? ", " : open}${entryText(key)}`);
     emitted = true;
     if (index !== undefined) cursor = index + 1;
   }

@@ -9,7 +9,13 @@
 import { createHash } from "node:crypto";
 import { compareCodePoints, type PyValue, pyDumps, pyRepr, pyStringRepr } from "../../core/py-json.ts";
 import { type DbDiff, diffPlainValues } from "../../env/db-diff.ts";
-import { CowMap, HashSink, type HashedBytes, hashWithCheckpoints, lowerBound } from "../../env/db-state.ts";
+import {
+  CowMap,
+  emitSplicedEntries,
+  HashSink,
+  type HashedBytes,
+  hashWithCheckpoints,
+} from "../../env/db-state.ts";
 import { deepFreeze, isFrozenValue } from "../../env/model.ts";
 
 // ---------------------------------------------------------------------------
@@ -136,7 +142,6 @@ function buildBaseStream(lineage: Lineage): BaseStream {
 
 /** Emits one collection of a fork: base byte ranges for untouched entries, new text for changed ones. */
 function emitCollection(sink: HashSink, layout: CollectionLayout, map: CowMap<PyValue>): void {
-  const offsets = layout.entryOffsets;
   const keys = layout.sortedKeys;
   const changed = [...map.changedKeys()];
   if (changed.length === 0 && map.baseMap === layout.baseMap) {
@@ -148,28 +153,7 @@ function emitCollection(sink: HashSink, layout: CollectionLayout, map: CowMap<Py
     sink.text(hashableText(map));
     return;
   }
-  changed.sort(compareCodePoints);
-  let cursor = 0;
-  let emitted = false;
-  const emitBase = (end: number) => {
-    if (cursor >= end) return;
-    if (cursor === 0 && emitted) {
-      // The first base entry opens with "("; after an inserted key it needs a separator instead.
-      sink.text(", ");
-      sink.base(offsets[0]! + 1, offsets[end]!);
-    } else sink.base(offsets[cursor]!, offsets[end]!);
-    cursor = end;
-    emitted = true;
-  };
-  for (const key of changed) {
-    const index = layout.keyIndex.get(key);
-    emitBase(index ?? lowerBound(keys, key));
-    sink.text(`${emitted ? ", " : "("}${entryText(key, map.get(key))}`);
-    emitted = true;
-    if (index !== undefined) cursor = index + 1;
-  }
-  emitBase(keys.length);
-  sink.base(offsets[keys.length]!, layout.valueEnd);
+  emitSplicedEntries(sink, layout, changed, "(", (key) => entryText(key, map.get(key)));
 }
 
 /**
