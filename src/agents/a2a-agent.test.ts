@@ -1,19 +1,6 @@
-/**
- * The A2A agent against an A2A server built with the same SDK's server side,
- * on 127.0.0.1: a scripted remote agent that keeps its memory per context
- * plays airline task 11; 401s stop the run; an unreachable agent is an
- * infrastructure error.
- */
-import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { type Message, Role } from "@a2a-js/sdk";
-import {
-  AgentEvent,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from "@a2a-js/sdk/server";
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PreflightError, preflightEndpoints } from "../runner/preflight.ts";
@@ -25,7 +12,7 @@ import {
   airlineScriptCalls,
   airlineUserReply,
 } from "../testing/airline-script.ts";
-import { startA2aServer, type TestA2aServer } from "../testing/a2a-server.ts";
+import { publishAgentReply, startA2aServer, type TestA2aServer } from "../testing/a2a-server.ts";
 import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
 import { fakeProviderDependencies } from "../testing/fake-run-dependencies.ts";
 import { offlineRunConfig } from "../testing/run-config.ts";
@@ -64,11 +51,13 @@ class ScriptedExecutor implements AgentExecutor {
     }
     const calls = airlineScriptCalls(this.variant);
     const next = calls[seen.results.length];
-    const part = next
-      ? {
-          // The first call sends its arguments as an object, the second as JSON text.
-          content: {
-            $case: "data" as const,
+    publishAgentReply(
+      context,
+      bus,
+      next
+        ? {
+            // The first call sends its arguments as an object, the second as JSON text.
+            $case: "data",
             value: {
               type: A2A_PARTS.toolCalls,
               calls: [
@@ -79,23 +68,9 @@ class ScriptedExecutor implements AgentExecutor {
                 },
               ],
             },
-          },
-        }
-      : { content: { $case: "text" as const, value: AIRLINE_CLOSING } };
-    const reply: Message = {
-      messageId: randomUUID(),
-      contextId: context.contextId,
-      taskId: "",
-      role: Role.ROLE_AGENT,
-      parts: [
-        { ...part, metadata: undefined, filename: "", mediaType: next ? "application/json" : "text/plain" },
-      ],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    };
-    bus.publish(AgentEvent.message(reply));
-    bus.finished();
+          }
+        : { $case: "text", value: AIRLINE_CLOSING },
+    );
   }
 
   async cancelTask(): Promise<void> {}

@@ -3,10 +3,18 @@
  * SDK's own server side: its agent card, JSON-RPC, and whatever executor the
  * test scripts. A test can make it answer 401 to every call.
  */
+import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard } from "@a2a-js/sdk";
-import { type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
+import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard, type Message, Role } from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  type AgentExecutor,
+  DefaultRequestHandler,
+  type ExecutionEventBus,
+  InMemoryTaskStore,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 
@@ -65,4 +73,31 @@ export async function startA2aServer(
   });
   app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   return running;
+}
+
+/** Answers an executor's request with one agent message of one part (`text/plain` or JSON data), and ends it. */
+export function publishAgentReply(
+  context: RequestContext,
+  bus: ExecutionEventBus,
+  content: Message["parts"][number]["content"],
+): void {
+  const reply: Message = {
+    messageId: randomUUID(),
+    contextId: context.contextId,
+    taskId: "",
+    role: Role.ROLE_AGENT,
+    parts: [
+      {
+        content,
+        metadata: undefined,
+        filename: "",
+        mediaType: content?.$case === "text" ? "text/plain" : "application/json",
+      },
+    ],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+  bus.publish(AgentEvent.message(reply));
+  bus.finished();
 }

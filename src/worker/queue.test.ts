@@ -1,20 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Message, Role } from "@a2a-js/sdk";
-import {
-  AgentEvent,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from "@a2a-js/sdk/server";
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTau, TAU_BIN } from "../cli/e2e-harness.ts";
-import { startA2aServer } from "../testing/a2a-server.ts";
+import { publishAgentReply, startA2aServer } from "../testing/a2a-server.ts";
 import { startFakeProvider, type FakeProvider, type FakeRequest } from "../testing/fake-provider.ts";
 import { hasRedisServer, startRedis, type TestRedis } from "./redis-harness.ts";
 
@@ -41,25 +34,7 @@ class NotingExecutor implements AgentExecutor {
 
   async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
     this.contexts.add(context.contextId);
-    const reply: Message = {
-      messageId: randomUUID(),
-      contextId: context.contextId,
-      taskId: "",
-      role: Role.ROLE_AGENT,
-      parts: [
-        {
-          content: { $case: "text", value: "Noted, thank you." },
-          metadata: undefined,
-          filename: "",
-          mediaType: "text/plain",
-        },
-      ],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    };
-    bus.publish(AgentEvent.message(reply));
-    bus.finished();
+    publishAgentReply(context, bus, { $case: "text", value: "Noted, thank you." });
   }
 
   async cancelTask(): Promise<void> {}
