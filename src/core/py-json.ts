@@ -266,7 +266,7 @@ export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
 }
 
 /** Index of the quote closing the JSON string whose opening quote is at `start` (not escaped by an odd run of backslashes). */
-export function jsonStringEnd(text: string, start: number): number {
+function jsonStringEnd(text: string, start: number): number {
   let end = start;
   for (;;) {
     end = text.indexOf('"', end + 1);
