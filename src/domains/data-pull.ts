@@ -4,16 +4,7 @@
  * before anything is written to the data folder.
  */
 import { createHash } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { DataDirError } from "../core/errors.ts";
@@ -22,6 +13,7 @@ import { extractTexts, TextExtractionError, type TextSource } from "./texts/extr
 import { serializeTexts } from "./texts/format.ts";
 import { textsRelativePath } from "./texts/store.ts";
 import { TAU2_TEXT_SOURCE } from "./texts/tau2.ts";
+import { makeFolder } from "../core/make-folder.ts";
 
 /** One regular file found in a tar archive. */
 export interface TarEntry {
@@ -239,11 +231,11 @@ export function installFolder(dest: string, files: readonly { path: string; data
   let bytes = 0;
   for (const file of files) {
     const target = join(staging, file.path);
-    mkdirSync(dirname(target), { recursive: true });
+    makeFolder(dirname(target));
     writeFileSync(target, file.data);
     bytes += file.data.length;
   }
-  mkdirSync(dirname(dest), { recursive: true });
+  makeFolder(dirname(dest));
   rmSync(dest, { recursive: true, force: true });
   renameSync(staging, dest);
   return bytes;

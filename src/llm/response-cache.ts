@@ -5,7 +5,6 @@
  * offline. Usage and cost are recorded and replayed with the response.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
@@ -17,6 +16,7 @@ import { PyFloat, parsePyJson, pyDumps, toPlain } from "../core/py-json.ts";
 import type { LlmEventListener } from "./events.ts";
 import { providerKey } from "./model-id.ts";
 import type { LlmClient, LlmRequest, LlmResponse } from "./types.ts";
+import { makeFolder } from "../core/make-folder.ts";
 
 /** One stored response (version 1). Tool-call arguments keep Python floats through pyDumps/parsePyJson. */
 export const CacheRecord = z.object({
@@ -102,7 +102,7 @@ export class ResponseCache {
   private readonly putStatement: Database.Statement<[string, string, string, string]>;
 
   constructor(cacheDir: string) {
-    mkdirSync(cacheDir, { recursive: true });
+    makeFolder(cacheDir);
     this.path = join(cacheDir, "llm-cache.sqlite");
     this.db = openSqlite(this.path);
     // WAL lets several processes of one run share the cache.

@@ -4,13 +4,14 @@
  * to the app, so the site works from any static host and from a local file
  * (browsers refuse `fetch` and module scripts there, not classic scripts).
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { APP_FILES, pageHtml } from "./app-files.ts";
 import type { RunCatalog } from "./catalog.ts";
 import { type DomainLoader, trajectoryData } from "./trajectory.ts";
 import { STATIC_CALLBACK, staticKeys, staticPaths, VIEWER_DATA_VERSION } from "./wire.ts";
+import { makeFolder } from "../core/make-folder.ts";
 
 /** The file that marks a folder as a viewer export (so a later export may replace it). */
 const MARKER = "tau-viewer-export.json";
@@ -28,7 +29,7 @@ function payload(key: string, data: unknown): string {
 
 function write(dir: string, relative: string, text: string): void {
   const path = join(dir, relative);
-  mkdirSync(join(path, ".."), { recursive: true });
+  makeFolder(join(path, ".."));
   writeFileSync(path, text, "utf8");
 }
 
@@ -52,7 +53,7 @@ export function exportSite(
       );
     for (const entry of entries) rmSync(join(dir, entry), { recursive: true, force: true });
   }
-  mkdirSync(join(dir, "assets"), { recursive: true });
+  makeFolder(join(dir, "assets"));
   for (const name of APP_FILES) copyFileSync(join(appDir, name), join(dir, "assets", name));
   write(dir, "index.html", pageHtml("static"));
   const runs = catalog.runs;
