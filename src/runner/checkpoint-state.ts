@@ -5,10 +5,19 @@
  * first wins (a duplicate is ignored, as upstream skips duplicate keys).
  */
 import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
 import { createInterface } from "node:readline";
+import { FileFormatError } from "../core/errors.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
-import { keyOf, type RunRecord, readCheckpoint, type SessionRecord } from "./checkpoint.ts";
+import {
+  keyOf,
+  parseCheckpointLine,
+  type RunRecord,
+  readCheckpoint,
+  type SessionRecord,
+  SIMULATION_LINE_HEAD,
+} from "./checkpoint.ts";
 import { type RunUsage, sumRunUsage } from "./llm-usage.ts";
 import { ownCopy, ownString, sharedCopy } from "./compact.ts";
 
@@ -149,8 +158,8 @@ export async function loadCheckpointState(
   })) {
     switch (record.kind) {
       case "run":
-        state.run = record;
-        for (const task of record.tasks) state.tasks.set(task.id, task);
+      case "session":
+        fileRunOrSession(state, record);
         break;
       case "simulation": {
         const simulation = record.simulation;
@@ -165,9 +174,6 @@ export async function loadCheckpointState(
         }
         break;
       }
-      case "session":
-        state.sessions.set(record.session_id, record);
-        break;
       default: {
         const never: never = record;
         throw new Error(`unhandled checkpoint record ${String(never)}`);
@@ -175,6 +181,137 @@ export async function loadCheckpointState(
     }
   }
   return state;
+}
+
+/** Files a `run` record (the latest describes the run; tasks are united) or a `session` record (latest per id). */
+function fileRunOrSession(
+  state: Pick<CheckpointState, "run" | "tasks" | "sessions">,
+  record: RunRecord | SessionRecord,
+): void {
+  if (record.kind === "session") state.sessions.set(record.session_id, record);
+  else {
+    state.run = record;
+    for (const task of record.tasks) state.tasks.set(task.id, task);
+  }
+}
+
+/** Where a line lies in a checkpoint file, in bytes (without its newline). */
+export interface LineSpan {
+  start: number;
+  length: number;
+}
+
+/** What {@link scanWinningLines} found: the run's description and the winning simulations' lines, in file order. */
+export interface WinnerScan extends Pick<CheckpointState, "run" | "tasks" | "sessions"> {
+  spans: LineSpan[];
+}
+
+// A simulation line of this version starts so; the simulation's own id comes first (upstream's field order).
+const SIMULATION_ID_HEAD = Buffer.from(`${SIMULATION_LINE_HEAD}{"id": "`, "latin1");
+const SCAN_CHUNK_BYTES = 4 << 20;
+
+/**
+ * The export's first pass for a checkpoint whose winners the caller already knows by simulation id
+ * (the run that wrote it keeps them in memory): simulation lines of this version are told apart by
+ * their id, read from the line's head, and not parsed; the other records (run, session) are
+ * parsed and checked as {@link loadCheckpointState} does. Null when the file holds anything the
+ * shortcut does not handle exactly as the full pass would (an older version's simulation line,
+ * an id seen twice, a winner missing, a torn tail, a carriage return): the caller then takes the
+ * full pass. Keeps two numbers per winner.
+ */
+export async function scanWinningLines(
+  path: string,
+  winnerIds: ReadonlySet<string>,
+  chunkBytes = SCAN_CHUNK_BYTES,
+): Promise<WinnerScan | null> {
+  const scan: WinnerScan = { run: null, tasks: new Map(), sessions: new Map(), spans: [] };
+  const seen = new Set<string>();
+  const handle = await open(path, "r");
+  try {
+    let buffer = Buffer.alloc(chunkBytes);
+    let filled = 0; // bytes of `buffer` holding file data
+    let bufferStart = 0; // file offset of buffer[0]
+    let lineNumber = 0;
+    for (;;) {
+      if (filled === buffer.length) {
+        const grown = Buffer.alloc(buffer.length * 2); // a line longer than the buffer
+        buffer.copy(grown, 0, 0, filled);
+        buffer = grown;
+      }
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, bufferStart + filled);
+      if (bytesRead === 0) break;
+      const end = filled + bytesRead;
+      if (buffer.subarray(filled, end).includes(0x0d)) return null;
+      filled = end;
+      const view = buffer.subarray(0, end);
+      let lineStart = 0;
+      for (let newline = view.indexOf(0x0a, 0); newline >= 0; newline = view.indexOf(0x0a, lineStart)) {
+        lineNumber++;
+        if (!scanLine(path, view, lineStart, newline, bufferStart, lineNumber, winnerIds, seen, scan))
+          return null;
+        lineStart = newline + 1;
+      }
+      // Keep the unfinished last line at the buffer's start.
+      buffer.copy(buffer, 0, lineStart, end);
+      filled = end - lineStart;
+      bufferStart += lineStart;
+    }
+    if (filled > 0 && buffer.subarray(0, filled).toString("latin1").trim() !== "") return null;
+  } finally {
+    await handle.close();
+  }
+  return scan.spans.length === winnerIds.size ? scan : null;
+}
+
+/** One line of {@link scanWinningLines}; false when the shortcut must give up. */
+function scanLine(
+  path: string,
+  buffer: Buffer,
+  start: number,
+  end: number,
+  bufferStart: number,
+  lineNumber: number,
+  winnerIds: ReadonlySet<string>,
+  seen: Set<string>,
+  scan: WinnerScan,
+): boolean {
+  const head = SIMULATION_ID_HEAD.length;
+  if (end - start > head && buffer.compare(SIMULATION_ID_HEAD, 0, head, start, start + head) === 0) {
+    const idStart = start + head;
+    const quote = buffer.indexOf(0x22, idStart);
+    if (quote < 0 || quote >= end || buffer[end - 1] !== 0x7d) return false;
+    const backslash = buffer.indexOf(0x5c, idStart);
+    if (backslash >= 0 && backslash < quote) return false;
+    const id = buffer.toString("utf8", idStart, quote);
+    if (!winnerIds.has(id)) return true;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    scan.spans.push({ start: bufferStart + start, length: end - start });
+    return true;
+  }
+  const text = buffer.toString("utf8", start, end);
+  if (text.trim() === "") return true;
+  const record = parseCheckpointLine(path, lineNumber, text);
+  if (record.kind === "simulation") return false;
+  fileRunOrSession(scan, record);
+  return true;
+}
+
+/** The text of the given lines, in the order given (the export's second pass after {@link scanWinningLines}). */
+export async function* readLineSpans(path: string, spans: readonly LineSpan[]): AsyncGenerator<string> {
+  const handle = await open(path, "r");
+  try {
+    let buffer = Buffer.alloc(1 << 16);
+    for (const span of spans) {
+      if (span.length > buffer.length) buffer = Buffer.alloc(span.length);
+      const { bytesRead } = await handle.read(buffer, 0, span.length, span.start);
+      if (bytesRead !== span.length)
+        throw new FileFormatError(path, "changed during the export (a simulation line is gone)");
+      yield buffer.toString("utf8", 0, span.length);
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

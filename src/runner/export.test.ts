@@ -6,7 +6,7 @@ import { serializeResults } from "../core/results.ts";
 import { readResultsFile } from "../core/results-file.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { CHECKPOINT_VERSION, CheckpointWriter, type SimulationRecord } from "./checkpoint.ts";
-import { loadCheckpointState, slimSimulation } from "./checkpoint-state.ts";
+import { loadCheckpointState, readLineSpans, scanWinningLines, slimSimulation } from "./checkpoint-state.ts";
 import { checkpointToResults, exportResults } from "./export.ts";
 
 const v2 = join(import.meta.dirname, "fixtures", "checkpoint-v2.jsonl");
@@ -110,6 +110,73 @@ describe("exportResults", () => {
     // A transcript that is not valid JSON still fails the read, naming the line.
     writeFileSync(path, readFileSync(path, "utf8").replace('"messages": [{', '"messages": [{,'));
     await expect(loadCheckpointState(path)).rejects.toThrow(/line 2: not valid JSON/);
+  });
+
+  it("writes the same bytes when the caller names the winners by id, reading only run and session records", async () => {
+    for (const checkpoint of [await checkpointWithReruns(), await upstreamCheckpoint()]) {
+      const winners = new Set(
+        [...(await loadCheckpointState(checkpoint)).simulations.values()].map((s) => s.id),
+      );
+      const slow = join(tempDir(), "results.json");
+      const fast = join(tempDir(), "results.json");
+      const slowOutcome = await exportResults(checkpoint, slow);
+      const fastOutcome = await exportResults(checkpoint, fast, { winnerIds: winners });
+      expect(readFileSync(fast, "utf8")).toBe(readFileSync(slow, "utf8"));
+      expect({ ...fastOutcome, path: slow }).toEqual(slowOutcome);
+    }
+    // A broken run record still fails the export with its one line, however the winners are known.
+    const broken = await checkpointWithReruns();
+    writeFileSync(
+      broken,
+      readFileSync(broken, "utf8").replace('"kind": "run", "version": 2', '"kind": "run", "version": 9'),
+    );
+    await expect(
+      exportResults(broken, join(tempDir(), "r.json"), { winnerIds: new Set(["sim-a"]) }),
+    ).rejects.toThrow(/line 1: checkpoint record version 9 is not supported/);
+  });
+
+  it("finds the winning lines across read chunks, lines longer than a chunk included", async () => {
+    const path = await checkpointWithReruns();
+    const state = await loadCheckpointState(path);
+    const winners = new Set([...state.simulations.values()].map((s) => s.id));
+    const lines = readFileSync(path, "utf8").split("\n");
+    for (const chunk of [16, 100, 1000, 1 << 20]) {
+      const scan = await scanWinningLines(path, winners, chunk);
+      expect(scan?.run).toEqual(state.run);
+      expect(scan?.sessions).toEqual(state.sessions);
+      const texts: string[] = [];
+      for await (const text of readLineSpans(path, scan!.spans)) texts.push(text);
+      expect(texts).toEqual([...state.lines.values()].map((line) => lines[line - 1]));
+    }
+  });
+
+  it("takes the full pass when the named winners do not match the file (older lines, a missing id, a torn tail)", async () => {
+    const checkpoint = await checkpointWithReruns();
+    const expected = join(tempDir(), "results.json");
+    await exportResults(checkpoint, expected);
+    const winners = new Set(
+      [...(await loadCheckpointState(checkpoint)).simulations.values()].map((s) => s.id),
+    );
+    const cases: [string, Set<string>, (text: string) => string][] = [
+      ["a winner the file lacks", new Set([...winners, "sim-gone"]), (text) => text],
+      ["a torn tail", winners, (text) => `${text}{"kind": "simu`],
+      [
+        "an older version's layout",
+        winners,
+        (text) =>
+          text.replace(
+            '{"kind": "simulation", "version": 2, "simulation": {"id": "sim-a"',
+            '{"version": 2, "kind": "simulation", "simulation": {"id": "sim-a"',
+          ),
+      ],
+    ];
+    for (const [, ids, edit] of cases) {
+      const path = join(tempDir(), "results.jsonl");
+      writeFileSync(path, edit(readFileSync(checkpoint, "utf8")));
+      const output = join(tempDir(), "results.json");
+      await exportResults(path, output, { winnerIds: ids });
+      expect(readFileSync(output, "utf8")).toBe(readFileSync(expected, "utf8"));
+    }
   });
 
   it("writes an empty simulations list for a checkpoint with only a run record", async () => {

@@ -20,7 +20,10 @@ import { parseCheckpointLine, SIMULATION_LINE_HEAD } from "./checkpoint.ts";
 import {
   type CheckpointState,
   checkpointUsage,
+  type LineSpan,
   loadCheckpointState,
+  readLineSpans,
+  scanWinningLines,
   streamLinesAt,
   streamSimulationsAt,
 } from "./checkpoint-state.ts";
@@ -77,7 +80,25 @@ export interface ExportOutcome {
  * first finds the winning line per key (transcripts dropped as it goes), the
  * second streams those lines' full simulations into the file one at a time.
  */
-export async function exportResults(checkpointPath: string, resultsPath: string): Promise<ExportOutcome> {
+export async function exportResults(
+  checkpointPath: string,
+  resultsPath: string,
+  options: ExportOptions = {},
+): Promise<ExportOutcome> {
+  if (options.winnerIds) {
+    const scan = await scanWinningLines(checkpointPath, options.winnerIds);
+    if (scan) {
+      const info = checkpointInfo(scan, checkpointPath);
+      const imported = info.taubench?.imported_from as { layout?: unknown } | undefined;
+      // Back onto an imported dir layout, the full pass below decides what is written.
+      if (imported?.layout !== "dir") {
+        const tasks = [...scan.tasks.values()];
+        const head: ResultsHead = { timestamp: scan.run!.created_at, info, tasks, simulation_index: null };
+        await writeResultsStream(resultsPath, head, spannedSimulations(checkpointPath, scan.spans));
+        return { path: resultsPath, format: "json", simulations: scan.spans.length, tasks: tasks.length };
+      }
+    }
+  }
   const state = await loadCheckpointState(checkpointPath);
   const info = checkpointInfo(state, checkpointPath);
   const tasks = [...state.tasks.values()];
@@ -93,6 +114,25 @@ export async function exportResults(checkpointPath: string, resultsPath: string)
   }
   await writeResultsStream(resultsPath, head, renderedSimulations(checkpointPath, state.lines, expected));
   return { ...outcome, format: "json" };
+}
+
+/** Options of {@link exportResults}. */
+export interface ExportOptions {
+  /**
+   * The ids of the simulations that count, when the caller holds them (the run that wrote the
+   * checkpoint, or validated it when resuming): the first pass then reads only the run and
+   * session records (see {@link scanWinningLines}); the file written is the same.
+   */
+  winnerIds?: ReadonlySet<string>;
+}
+
+/** The second pass after {@link scanWinningLines}: every span is a simulation line of this version. */
+async function* spannedSimulations(
+  checkpointPath: string,
+  spans: readonly LineSpan[],
+): AsyncGenerator<RenderedSimulation> {
+  for await (const text of readLineSpans(checkpointPath, spans))
+    yield { renderedItem: indentCompactPyJson(text.slice(SIMULATION_LINE_HEAD.length, -1), 2) };
 }
 
 /**

@@ -245,7 +245,9 @@ async function executeLockedPlan(plan: RunPlan, deps: RunDependencies, lock: Run
         // The original τ-bench domains export τ-bench's own results format (a list of EnvRunResult).
         isTau1Domain(plan.domain)
           ? exportTau1Results(checkpointPath, config.resultsPath, plan.domain)
-          : exportResults(checkpointPath, config.resultsPath),
+          : exportResults(checkpointPath, config.resultsPath, {
+              winnerIds: new Set(Array.from(all.values(), (simulation) => simulation.id)),
+            }),
       );
     return {
       resultsPath: config.resultsPath,
