@@ -7,6 +7,7 @@ import type { Info } from "../core/results.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import {
+  type AgentMetrics,
   compareTaskIds,
   computeMetrics,
   describeIntervalMethod,
@@ -26,6 +27,8 @@ export interface SummaryInput {
   };
   tasks: readonly Task[];
   simulations: readonly SimulationRun[];
+  /** The simulations' metrics when the caller has them already (as {@link computeMetrics} gives them for `info.num_trials`). */
+  metrics?: AgentMetrics | undefined;
   /** τ-bench's hallucinated-id counter, from full simulations (`hallucinatedIds`); printed when given. */
   hallucinatedIds?: HallucinatedIds | undefined;
 }
@@ -49,7 +52,7 @@ function judgeOf(input: SummaryInput): string | null | undefined {
 /** The full summary text (no trailing newline). */
 export function renderSummary(input: SummaryInput): string {
   const { info, simulations } = input;
-  const metrics = computeMetrics(simulations, { numTrials: info.num_trials });
+  const metrics = input.metrics ?? computeMetrics(simulations, { numTrials: info.num_trials });
   const lines: string[] = [];
   const model = (llm: string | null | undefined) => (llm ? ` (${llm})` : "");
   lines.push(

@@ -338,7 +338,14 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
       ? { humanUser: io.human ?? terminalHuman() }
       : {}),
   });
-  io.stdout(renderSummary({ info: result.info, tasks: result.tasks, simulations: result.simulations }));
+  io.stdout(
+    renderSummary({
+      info: result.info,
+      tasks: result.tasks,
+      simulations: result.simulations,
+      metrics: result.metrics,
+    }),
+  );
   if (isTau1DomainName(evaluation.domain))
     for (const line of tau1MetricsLines(result.simulations)) io.stdout(line);
   io.stdout("");
