@@ -18,7 +18,11 @@ export function readText(path: string): string {
 
 /** Parses a JSON file the Python way (int/float kept; `maps` keeps key order of integer-like keys). */
 export function readPyJson(path: string, options: { maps?: boolean } = {}): PyValue {
-  const text = readText(path);
+  return parsePyJsonFile(path, readText(path), options);
+}
+
+/** {@link readPyJson} of a file's text already read. */
+export function parsePyJsonFile(path: string, text: string, options: { maps?: boolean } = {}): PyValue {
   try {
     return parsePyJson(text, options);
   } catch (error) {
