@@ -4,7 +4,7 @@
  * `info.taubench` stamp (package version, git commit). The schemas and the
  * byte-exact serialization are `results.ts`.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -308,6 +308,34 @@ export function sourceGitCommit(): string | null {
   return cachedCommit;
 }
 let cachedCommit: string | null | undefined;
+
+/**
+ * {@link sourceGitCommit} with its two git commands run side by side in child processes, so the
+ * caller goes on meanwhile (a run plans while git looks); fills the same once-per-process cache.
+ */
+export async function loadSourceGitCommit(): Promise<string | null> {
+  if (cachedCommit !== undefined) return cachedCommit;
+  const root = new URL("../../", import.meta.url);
+  const commit = existsSync(new URL(".git", root)) ? await gitCommitOfAsync(root) : null;
+  cachedCommit ??= commit;
+  return cachedCommit;
+}
+
+/** {@link gitCommitOf} with both git commands running at once, without blocking. */
+export async function gitCommitOfAsync(dir: string | URL): Promise<string | null> {
+  const git = (args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      execFile("git", args, { cwd: dir, encoding: "utf8" }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout.trim()),
+      );
+    });
+  const [commit, changes] = await Promise.allSettled([
+    git(["rev-parse", "HEAD"]),
+    git(["status", "--porcelain", "--untracked-files=no"]),
+  ]);
+  if (commit.status === "rejected" || changes.status === "rejected") return null;
+  return changes.value === "" ? commit.value : `${commit.value}-dirty`;
+}
 
 /** The `info.taubench` stamp: format version, package version, commit, plus whatever the runner adds (prompt hashes, …). */
 export function taubenchStamp(extra: Record<string, unknown> = {}): TaubenchInfo {

@@ -10,6 +10,7 @@ import { PyFloat, parsePyJson, pyDumps } from "./py-json.ts";
 import { RESULTS_FORMAT_VERSION, type Results, serializeResults, simulationToPy } from "./results.ts";
 import {
   gitCommitOf,
+  gitCommitOfAsync,
   packageVersion,
   readResultsFile,
   resultsLayout,
@@ -216,7 +217,7 @@ describe("results file format", () => {
     expect(stamp.agent_prompt_sha256).toBe("ab");
   });
 
-  it("marks the commit -dirty when tracked files changed (untracked files do not count)", () => {
+  it("marks the commit -dirty when tracked files changed (untracked files do not count)", async () => {
     const repo = scratchDir();
     const git = (...args: string[]) =>
       execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
@@ -224,16 +225,19 @@ describe("results file format", () => {
         encoding: "utf8",
       }).trim();
     expect(gitCommitOf(repo)).toBeNull();
+    expect(await gitCommitOfAsync(repo)).toBeNull();
     git("init", "-q");
     writeFileSync(join(repo, "a.txt"), "one");
     git("add", "a.txt");
     git("commit", "-qm", "first");
     const head = git("rev-parse", "HEAD");
     expect(gitCommitOf(repo)).toBe(head);
+    expect(await gitCommitOfAsync(repo)).toBe(head);
     writeFileSync(join(repo, "notes.txt"), "untracked");
     expect(gitCommitOf(repo)).toBe(head);
     writeFileSync(join(repo, "a.txt"), "two");
     expect(gitCommitOf(repo)).toBe(`${head}-dirty`);
+    expect(await gitCommitOfAsync(repo)).toBe(`${head}-dirty`);
   });
 });
 

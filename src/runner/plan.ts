@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { DataDirError, UsageError } from "../core/errors.ts";
 import { PyFloat, pyDumps } from "../core/py-json.ts";
 import { Info } from "../core/results.ts";
-import { sourceGitCommit, taubenchStamp } from "../core/results-file.ts";
+import { loadSourceGitCommit, sourceGitCommit, taubenchStamp } from "../core/results-file.ts";
 import type { Task } from "../core/task.ts";
 import type { RetrievalServices } from "../domains/banking_knowledge/index.ts";
 import { configureDomain, loadDomain } from "../domains/registry.ts";
@@ -423,6 +423,8 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
     throw new UsageError(`--num-trials must be a positive integer, got ${config.numTrials}`);
   if (config.timeoutMs !== null && !(config.timeoutMs > 0))
     throw new UsageError(`--timeout must be a positive number of seconds, got ${config.timeoutMs / 1000}`);
+  // git answers while the domain loads (read below through sourceGitCommit's cache).
+  const gitCommit = loadSourceGitCommit();
   const cwd = config.cwd ?? process.cwd();
   // The original τ-bench domains run their own agent and user strategies (runner/tau1-run.ts).
   const tau1 = isTau1DomainName(config.domain) ? tau1Participants(config) : null;
@@ -477,6 +479,7 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
     soloMode,
     prompts,
   });
+  await gitCommit;
   const info = Info.parse({
     git_commit: sourceGitCommit() ?? "unknown",
     num_trials: config.numTrials,
