@@ -228,7 +228,7 @@ export async function scanWinningLines(
   const seen = new Set<string>();
   const handle = await open(path, "r");
   try {
-    let buffer = Buffer.alloc(chunkBytes);
+    let buffer = Buffer.allocUnsafe(chunkBytes);
     let filled = 0; // bytes of `buffer` holding file data
     let bufferStart = 0; // file offset of buffer[0]
     let lineNumber = 0;
@@ -297,17 +297,31 @@ function scanLine(
   return true;
 }
 
-/** The text of the given lines, in the order given (the export's second pass after {@link scanWinningLines}). */
-export async function* readLineSpans(path: string, spans: readonly LineSpan[]): AsyncGenerator<string> {
+/**
+ * The text of the given lines, in the order given (the export's second pass after
+ * {@link scanWinningLines}; spans in file order are read in large sequential pieces, not one by one).
+ */
+export async function* readLineSpans(
+  path: string,
+  spans: readonly LineSpan[],
+  chunkBytes = SCAN_CHUNK_BYTES,
+): AsyncGenerator<string> {
   const handle = await open(path, "r");
   try {
-    let buffer = Buffer.alloc(1 << 16);
+    let buffer = Buffer.allocUnsafe(chunkBytes);
+    let bufferStart = 0;
+    let filled = 0;
     for (const span of spans) {
-      if (span.length > buffer.length) buffer = Buffer.alloc(span.length);
-      const { bytesRead } = await handle.read(buffer, 0, span.length, span.start);
-      if (bytesRead !== span.length)
-        throw new FileFormatError(path, "changed during the export (a simulation line is gone)");
-      yield buffer.toString("utf8", 0, span.length);
+      const end = span.start + span.length;
+      if (span.start < bufferStart || end > bufferStart + filled) {
+        if (span.length > buffer.length) buffer = Buffer.alloc(span.length);
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, span.start);
+        bufferStart = span.start;
+        filled = bytesRead;
+        if (bytesRead < span.length)
+          throw new FileFormatError(path, "changed during the export (a simulation line is gone)");
+      }
+      yield buffer.toString("utf8", span.start - bufferStart, end - bufferStart);
     }
   } finally {
     await handle.close();

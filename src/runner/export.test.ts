@@ -145,7 +145,7 @@ describe("exportResults", () => {
       expect(scan?.run).toEqual(state.run);
       expect(scan?.sessions).toEqual(state.sessions);
       const texts: string[] = [];
-      for await (const text of readLineSpans(path, scan!.spans)) texts.push(text);
+      for await (const text of readLineSpans(path, scan!.spans, chunk)) texts.push(text);
       expect(texts).toEqual([...state.lines.values()].map((line) => lines[line - 1]));
     }
   });
