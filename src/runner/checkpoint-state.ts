@@ -11,6 +11,7 @@ import { FileFormatError } from "../core/errors.ts";
 import type { SimulationRun, TerminationReason } from "../core/simulation.ts";
 import type { Task } from "../core/task.ts";
 import {
+  CHECKPOINT_VERSION,
   keyOf,
   parseCheckpointLine,
   type RunRecord,
@@ -208,6 +209,11 @@ export interface WinnerScan extends Pick<CheckpointState, "run" | "tasks" | "ses
 
 // A simulation line of this version starts so; the simulation's own id comes first (upstream's field order).
 const SIMULATION_ID_HEAD = Buffer.from(`${SIMULATION_LINE_HEAD}{"id": "`, "latin1");
+// How this version writes a session record's line.
+const SESSION_ID_HEAD = Buffer.from(
+  `{"kind": "session", "version": ${CHECKPOINT_VERSION}, "session_id": "`,
+  "latin1",
+);
 const SCAN_CHUNK_BYTES = 4 << 20;
 
 /**
@@ -225,7 +231,7 @@ export async function scanWinningLines(
   chunkBytes = SCAN_CHUNK_BYTES,
 ): Promise<WinnerScan | null> {
   const scan: WinnerScan = { run: null, tasks: new Map(), sessions: new Map(), spans: [] };
-  const seen = new Set<string>();
+  const context: ScanContext = { path, winnerIds, seen: new Set(), sessionLines: new Map(), scan };
   const handle = await open(path, "r");
   try {
     let buffer = Buffer.allocUnsafe(chunkBytes);
@@ -247,8 +253,7 @@ export async function scanWinningLines(
       let lineStart = 0;
       for (let newline = view.indexOf(0x0a, 0); newline >= 0; newline = view.indexOf(0x0a, lineStart)) {
         lineNumber++;
-        if (!scanLine(path, view, lineStart, newline, bufferStart, lineNumber, winnerIds, seen, scan))
-          return null;
+        if (!scanLine(context, view, lineStart, newline, bufferStart, lineNumber)) return null;
         lineStart = newline + 1;
       }
       // Keep the unfinished last line at the buffer's start.
@@ -260,40 +265,66 @@ export async function scanWinningLines(
   } finally {
     await handle.close();
   }
+  for (const { text, lineNumber } of context.sessionLines.values()) {
+    const record = parseCheckpointLine(path, lineNumber, text);
+    if (record.kind !== "session") return null;
+    fileRunOrSession(scan, record);
+  }
   return scan.spans.length === winnerIds.size ? scan : null;
+}
+
+/** What {@link scanWinningLines} carries from line to line. */
+interface ScanContext {
+  path: string;
+  winnerIds: ReadonlySet<string>;
+  /** Winner ids whose line was found. */
+  seen: Set<string>;
+  /** Per session id (first-seen order), its latest line, parsed once the file is read. */
+  sessionLines: Map<string, { text: string; lineNumber: number }>;
+  scan: WinnerScan;
+}
+
+/** The id that follows `head` at `start`, when the line starts so; null when not, undefined when the id is not plain. */
+function idAfter(buffer: Buffer, start: number, end: number, head: Buffer): string | null | undefined {
+  if (end - start <= head.length || buffer.compare(head, 0, head.length, start, start + head.length) !== 0)
+    return null;
+  const idStart = start + head.length;
+  const quote = buffer.indexOf(0x22, idStart);
+  if (quote < 0 || quote >= end || buffer[end - 1] !== 0x7d) return undefined;
+  const backslash = buffer.indexOf(0x5c, idStart);
+  if (backslash >= 0 && backslash < quote) return undefined;
+  return buffer.toString("utf8", idStart, quote);
 }
 
 /** One line of {@link scanWinningLines}; false when the shortcut must give up. */
 function scanLine(
-  path: string,
+  context: ScanContext,
   buffer: Buffer,
   start: number,
   end: number,
   bufferStart: number,
   lineNumber: number,
-  winnerIds: ReadonlySet<string>,
-  seen: Set<string>,
-  scan: WinnerScan,
 ): boolean {
-  const head = SIMULATION_ID_HEAD.length;
-  if (end - start > head && buffer.compare(SIMULATION_ID_HEAD, 0, head, start, start + head) === 0) {
-    const idStart = start + head;
-    const quote = buffer.indexOf(0x22, idStart);
-    if (quote < 0 || quote >= end || buffer[end - 1] !== 0x7d) return false;
-    const backslash = buffer.indexOf(0x5c, idStart);
-    if (backslash >= 0 && backslash < quote) return false;
-    const id = buffer.toString("utf8", idStart, quote);
-    if (!winnerIds.has(id)) return true;
-    if (seen.has(id)) return false;
-    seen.add(id);
-    scan.spans.push({ start: bufferStart + start, length: end - start });
+  const simulationId = idAfter(buffer, start, end, SIMULATION_ID_HEAD);
+  if (simulationId === undefined) return false;
+  if (simulationId !== null) {
+    if (!context.winnerIds.has(simulationId)) return true;
+    if (context.seen.has(simulationId)) return false;
+    context.seen.add(simulationId);
+    context.scan.spans.push({ start: bufferStart + start, length: end - start });
     return true;
   }
   const text = buffer.toString("utf8", start, end);
+  // A session record is rewritten after every write; only its latest line counts, so only that one is parsed.
+  const sessionId = idAfter(buffer, start, end, SESSION_ID_HEAD);
+  if (sessionId) {
+    context.sessionLines.set(sessionId, { text, lineNumber });
+    return true;
+  }
   if (text.trim() === "") return true;
-  const record = parseCheckpointLine(path, lineNumber, text);
+  const record = parseCheckpointLine(context.path, lineNumber, text);
   if (record.kind === "simulation") return false;
-  fileRunOrSession(scan, record);
+  fileRunOrSession(context.scan, record);
   return true;
 }
 
