@@ -20,7 +20,8 @@ import { brotliDecompress, gunzip, inflate } from "node:zlib";
 export interface HttpReply {
   status: number;
   statusText: string;
-  headers: Headers;
+  /** Built on first read: most replies are used without looking at their headers. */
+  readonly headers: Headers;
   /** The decoded body (content-encoding undone). */
   body: Buffer;
 }
@@ -69,11 +70,24 @@ function decode(encoding: string | undefined, body: Buffer): Promise<Buffer> {
   );
 }
 
-function responseHeaders(message: IncomingMessage): Headers {
+function responseHeaders(raw: string[]): Headers {
   const headers = new Headers();
-  const raw = message.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
   return headers;
+}
+
+function reply(message: IncomingMessage, body: Buffer): HttpReply {
+  const raw = message.rawHeaders;
+  let headers: Headers | undefined;
+  return {
+    status: message.statusCode ?? 0,
+    statusText: message.statusMessage ?? "",
+    get headers() {
+      headers ??= responseHeaders(raw);
+      return headers;
+    },
+    body,
+  };
 }
 
 /** True when {@link requestOverHttp} can send this request itself (else use the global fetch). */
@@ -146,13 +160,7 @@ export function requestOverHttp(url: string | URL, init: RequestInit = {}): Prom
       response.on("end", () => {
         const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         decode(response.headers["content-encoding"], raw).then(
-          (decoded) =>
-            finish(null, {
-              status: response.statusCode ?? 0,
-              statusText: response.statusMessage ?? "",
-              headers: responseHeaders(response),
-              body: decoded,
-            }),
+          (decoded) => finish(null, reply(response, decoded)),
           (error: unknown) => finish(new TypeError("fetch failed", { cause: error })),
         );
       });
