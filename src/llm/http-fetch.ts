@@ -103,20 +103,31 @@ export function handlesRequest(input: Parameters<typeof fetch>[0], init?: Reques
 /**
  * Sends one request and reads the whole reply. Rejects like fetch: with the
  * signal's reason on abort, with `TypeError("fetch failed")` on a network error.
+ * `chunks`, when given, is the body (instead of `init.body`), written as one
+ * request without being joined first.
  */
-export function requestOverHttp(url: string | URL, init: RequestInit = {}): Promise<HttpReply> {
+export function requestOverHttp(
+  url: string | URL,
+  init: RequestInit = {},
+  chunks?: readonly Uint8Array[],
+): Promise<HttpReply> {
   const target = typeof url === "string" ? new URL(url) : url;
   const secure = target.protocol === "https:";
   const body =
-    typeof init.body === "string"
-      ? Buffer.from(init.body)
+    chunks ??
+    (typeof init.body === "string"
+      ? [Buffer.from(init.body)]
       : init.body instanceof Uint8Array
-        ? init.body
-        : undefined;
+        ? [init.body]
+        : undefined);
   const headers = headerRecord(init.headers);
   headers.accept ??= "*/*";
   headers["accept-encoding"] ??= "gzip, deflate, br";
-  if (body !== undefined) headers["content-length"] = String(body.length);
+  if (body !== undefined) {
+    let length = 0;
+    for (const chunk of body) length += chunk.length;
+    headers["content-length"] = String(length);
+  }
   const signal = init.signal ?? undefined;
   return new Promise<HttpReply>((resolve, reject) => {
     if (signal?.aborted) {
@@ -167,7 +178,13 @@ export function requestOverHttp(url: string | URL, init: RequestInit = {}): Prom
     });
     request.on("error", (error) => finish(new TypeError("fetch failed", { cause: error })));
     signal?.addEventListener("abort", onAbort, { once: true });
-    request.end(body);
+    if (body === undefined || body.length === 1) request.end(body?.[0]);
+    else {
+      // Corked, the chunks leave with the headers in one writev (end uncorks).
+      request.cork();
+      for (const chunk of body) request.write(chunk);
+      request.end();
+    }
   });
 }
 

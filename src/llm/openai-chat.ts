@@ -45,10 +45,10 @@ export function routedFetch(base: typeof fetch): typeof fetch {
 
 /** What the SDK would send for one call shape, with the messages and tools left out. */
 interface Plan {
-  url: string;
+  url: URL;
   headers: Record<string, string>;
-  /** The body up to and including `,"messages":`. */
-  head: string;
+  /** The body up to and including `,"messages":`, as bytes. */
+  head: Buffer;
   systemRole: "system" | "developer";
   warnings: SharedV3Warning[];
 }
@@ -83,11 +83,42 @@ const MAX_SYSTEM_PROMPTS = 256;
 
 const decoder = new TextDecoder();
 
-/** Serialized tool schemas, by schema object (tool sets are built once and reused for every call). */
-const toolJson = new WeakMap<object, { name: string; description: string | undefined; json: string }>();
+/** A serialized tool schema. */
+interface ToolEntry {
+  name: string;
+  description: string | undefined;
+  json: string;
+}
 
-/** JSON string literals of system prompts, by content. */
-const systemJson = new Map<string, string>();
+/** Serialized tool schemas, by schema object (tool sets are built once and reused for every call). */
+const toolJson = new WeakMap<object, ToolEntry>();
+
+/** The bytes of whole tool lists, by their first schema object (checked entry by entry). */
+const toolListBytes = new WeakMap<object, { entries: ToolEntry[]; bytes: Buffer }>();
+
+/** JSON string literals of system prompts as bytes, by content. */
+const systemBytes = new Map<string, Buffer>();
+
+/**
+ * A request body as byte chunks: the large parts that repeat across calls (template, system prompt,
+ * tools) are cached buffers, the text between them is encoded once per call.
+ */
+class BodyChunks {
+  readonly chunks: Uint8Array[] = [];
+  private text = "";
+  add(text: string): void {
+    this.text += text;
+  }
+  addBytes(bytes: Buffer): void {
+    this.flush();
+    this.chunks.push(bytes);
+  }
+  flush(): Uint8Array[] {
+    if (this.text !== "") this.chunks.push(Buffer.from(this.text));
+    this.text = "";
+    return this.chunks;
+  }
+}
 
 /** How many calls the lean path sent itself and how many replies it read by hand (its tests check both). */
 export const leanPathCounts = { sent: 0, read: 0 };
@@ -115,19 +146,20 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const plan = await this.planFor(options);
-    const messages = plan ? messagesJson(options.prompt, plan.systemRole) : undefined;
-    const tools = messages === undefined ? undefined : toolsJson(options);
-    if (plan === null || messages === undefined || tools === undefined) return this.sdk.doGenerate(options);
-    const body = `${plan.head}${messages}${tools}}`;
+    const body = new BodyChunks();
+    if (plan === null) return this.sdk.doGenerate(options);
+    body.addBytes(plan.head);
+    if (!writeMessages(options.prompt, plan.systemRole, body) || !writeTools(options, body))
+      return this.sdk.doGenerate(options);
+    body.add("}");
     leanPathCounts.sent++;
     let reply: HttpReply;
     try {
-      reply = await requestOverHttp(plan.url, {
-        method: "POST",
-        headers: plan.headers,
-        body,
-        signal: options.abortSignal,
-      });
+      reply = await requestOverHttp(
+        plan.url,
+        { method: "POST", headers: plan.headers, signal: options.abortSignal },
+        body.flush(),
+      );
     } catch (error) {
       return this.replay(options, () => Promise.reject(error));
     }
@@ -217,35 +249,51 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
       plainHeaders[name] = value;
     }
     return {
-      url,
+      url: new URL(url),
       headers: plainHeaders,
-      head: body.slice(0, at + MESSAGES_KEY.length),
+      head: Buffer.from(body.slice(0, at + MESSAGES_KEY.length)),
       systemRole,
       warnings: result.warnings,
     };
   }
 }
 
-/** The JSON of the prompt's messages, as the SDK writes them; undefined for anything this path does not cover. */
-function messagesJson(prompt: LanguageModelV3Prompt, systemRole: Plan["systemRole"]): string | undefined {
-  const out: string[] = [];
+/**
+ * Writes the JSON of the prompt's messages as the SDK writes them; false (with `body` left
+ * unusable) for anything this path does not cover.
+ */
+function writeMessages(
+  prompt: LanguageModelV3Prompt,
+  systemRole: Plan["systemRole"],
+  body: BodyChunks,
+): boolean {
+  body.add("[");
+  let first = true;
+  const out = {
+    push(json: string) {
+      body.add(first ? json : `,${json}`);
+      first = false;
+    },
+  };
   for (const message of prompt) {
-    if (message.providerOptions !== undefined) return undefined;
+    if (message.providerOptions !== undefined) return false;
     switch (message.role) {
       case "system": {
-        let content = systemJson.get(message.content);
+        let content = systemBytes.get(message.content);
         if (content === undefined) {
-          if (systemJson.size >= MAX_SYSTEM_PROMPTS) systemJson.clear();
-          content = JSON.stringify(message.content);
-          systemJson.set(message.content, content);
+          if (systemBytes.size >= MAX_SYSTEM_PROMPTS) systemBytes.clear();
+          content = Buffer.from(JSON.stringify(message.content));
+          systemBytes.set(message.content, content);
         }
-        out.push(`{"role":"${systemRole}","content":${content}}`);
+        out.push(`{"role":"${systemRole}","content":`);
+        body.addBytes(content);
+        body.add("}");
         break;
       }
       case "user": {
         const part = message.content[0];
         if (message.content.length !== 1 || part?.type !== "text" || part.providerOptions !== undefined)
-          return undefined;
+          return false;
         out.push(`{"role":"user","content":${JSON.stringify(part.text)}}`);
         break;
       }
@@ -253,16 +301,16 @@ function messagesJson(prompt: LanguageModelV3Prompt, systemRole: Plan["systemRol
         let text = "";
         const calls: string[] = [];
         for (const part of message.content) {
-          if (part.providerOptions !== undefined) return undefined;
+          if (part.providerOptions !== undefined) return false;
           if (part.type === "text") text += part.text;
           else if (part.type === "tool-call") {
-            if (typeof part.input !== "string") return undefined;
+            if (typeof part.input !== "string") return false;
             const input = argumentsText(part.input);
-            if (input === undefined) return undefined;
+            if (input === undefined) return false;
             calls.push(
               `{"id":${JSON.stringify(part.toolCallId)},"type":"function","function":{"name":${JSON.stringify(part.toolName)},"arguments":${JSON.stringify(input)}}}`,
             );
-          } else if (part.type !== "reasoning") return undefined;
+          } else if (part.type !== "reasoning") return false;
           // Chat Completions has no field for reasoning parts: the SDK leaves them out too.
         }
         const content =
@@ -276,9 +324,9 @@ function messagesJson(prompt: LanguageModelV3Prompt, systemRole: Plan["systemRol
       }
       case "tool": {
         for (const part of message.content) {
-          if (part.type !== "tool-result" || part.providerOptions !== undefined) return undefined;
+          if (part.type !== "tool-result" || part.providerOptions !== undefined) return false;
           const { output } = part;
-          if (output.type !== "text" || output.providerOptions !== undefined) return undefined;
+          if (output.type !== "text" || output.providerOptions !== undefined) return false;
           out.push(
             `{"role":"tool","tool_call_id":${JSON.stringify(part.toolCallId)},"content":${JSON.stringify(output.value)}}`,
           );
@@ -286,10 +334,11 @@ function messagesJson(prompt: LanguageModelV3Prompt, systemRole: Plan["systemRol
         break;
       }
       default:
-        return undefined;
+        return false;
     }
   }
-  return `[${out.join(",")}]`;
+  body.add("]");
+  return true;
 }
 
 /**
@@ -315,35 +364,48 @@ function mayHoldPrototypeKeys(text: string): boolean {
   return text.includes("__proto__") || text.includes("constructor") || /\\u00[5-7]/i.test(text);
 }
 
-/** `,"tools":[…],"tool_choice":…` as the SDK writes them ("" without tools); undefined when not covered. */
-function toolsJson(options: LanguageModelV3CallOptions): string | undefined {
+/** Writes `,"tools":[…],"tool_choice":…` as the SDK does (nothing without tools); false when not covered. */
+function writeTools(options: LanguageModelV3CallOptions, body: BodyChunks): boolean {
   const tools = options.tools;
-  if (tools === undefined || tools.length === 0) return "";
-  const out: string[] = [];
-  for (const tool of tools) {
-    if (tool.type !== "function" || tool.strict !== undefined) return undefined;
-    out.push(functionToolJson(tool));
-  }
+  if (tools === undefined || tools.length === 0) return true;
   const choice = options.toolChoice;
-  let choiceJson = "";
-  if (choice !== undefined) {
-    if (choice.type === "tool") return undefined;
-    choiceJson = `,"tool_choice":"${choice.type}"`;
+  if (choice?.type === "tool") return false;
+  const entries: ToolEntry[] = [];
+  for (const tool of tools) {
+    if (tool.type !== "function" || tool.strict !== undefined) return false;
+    entries.push(functionToolEntry(tool));
   }
-  return `,"tools":[${out.join(",")}]${choiceJson}`;
+  const key = tools[0]!.type === "function" ? (tools[0]!.inputSchema as unknown) : undefined;
+  const keyed = key !== null && typeof key === "object" ? key : undefined;
+  const cached = keyed ? toolListBytes.get(keyed) : undefined;
+  let bytes: Buffer;
+  if (
+    cached &&
+    cached.entries.length === entries.length &&
+    cached.entries.every((e, i) => e === entries[i])
+  ) {
+    bytes = cached.bytes;
+  } else {
+    bytes = Buffer.from(`,"tools":[${entries.map((entry) => entry.json).join(",")}]`);
+    if (keyed) toolListBytes.set(keyed, { entries, bytes });
+  }
+  body.addBytes(bytes);
+  if (choice !== undefined) body.add(`,"tool_choice":"${choice.type}"`);
+  return true;
 }
 
-function functionToolJson(tool: LanguageModelV3FunctionTool): string {
+function functionToolEntry(tool: LanguageModelV3FunctionTool): ToolEntry {
   const schema = tool.inputSchema as unknown;
   const cacheable = schema !== null && typeof schema === "object";
   const cached = cacheable ? toolJson.get(schema) : undefined;
-  if (cached && cached.name === tool.name && cached.description === tool.description) return cached.json;
+  if (cached && cached.name === tool.name && cached.description === tool.description) return cached;
   const json = JSON.stringify({
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
   });
-  if (cacheable) toolJson.set(schema, { name: tool.name, description: tool.description, json });
-  return json;
+  const entry = { name: tool.name, description: tool.description, json };
+  if (cacheable) toolJson.set(schema, entry);
+  return entry;
 }
 
 const isNullish = (value: unknown): value is null | undefined => value === null || value === undefined;
