@@ -83,13 +83,23 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+/** The provider of the suite running: `openai` (@ai-sdk/openai) or `local` (@ai-sdk/openai-compatible). */
+let provider: "openai" | "local" = "openai";
+const PROVIDERS = ["openai", "local"] as const;
+/** Sets {@link provider} for the tests of the describe block it is called in. */
+function useProvider(name: (typeof PROVIDERS)[number]) {
+  beforeAll(() => {
+    provider = name;
+  });
+}
+
 function makeClient(modelId: string, sdkOnly: boolean, events: LlmEvent[], timeoutMs = 5000) {
   return new ProviderLlmClient({
-    model: `openai/${modelId}`,
-    provider: "openai",
+    model: `${provider}/${modelId}`,
+    provider,
     modelId,
     apiKey: "sk-test",
-    apiKeyVariable: "OPENAI_API_KEY",
+    apiKeyVariable: provider === "openai" ? "OPENAI_API_KEY" : undefined,
     baseUrl,
     promptCache: true,
     priceTable: BUNDLED_PRICES,
@@ -273,29 +283,31 @@ function expectSame(result: Awaited<ReturnType<typeof both>>, madeUpIds = false)
 }
 
 describe.skipIf(!dataDir)("lean OpenAI path: real prompts and tools (skipped: TAU_DATA_DIR not set)", () => {
-  for (const domainName of ["airline", "retail", "telecom"]) {
-    it(`sends the SDK's bytes for ${domainName}'s agent and user contexts`, async () => {
-      const domain = loadDomain(domainName, dataDir!);
-      const environment = domain.makeEnvironment();
-      const agentTools = environment.getToolSchemas();
-      const userTools = domain.hasUserTools ? environment.getUserToolSchemas() : [];
-      const requests: LlmRequest[] = [
-        { messages: conversation(domain.policy()), tools: agentTools, args: { temperature: 0.0 } },
-        { messages: conversation(domain.policy()).slice(0, 3), tools: agentTools, toolChoice: "required" },
-        {
-          messages: conversation(`# User\n${domain.policy().slice(0, 500)}`),
-          args: { temperature: 0, seed: 300 },
-        },
-      ];
-      if (userTools.length > 0) requests.push({ messages: conversation("user sim"), tools: userTools });
-      for (const request of requests) {
-        const result = await both(request, STANDARD_REPLY);
-        expectSame(result);
-        expect(result.sdk.outcome.ok).toBe(true);
-        expect(result).toMatchObject({ sent: 1, read: 1 });
-      }
-    });
-  }
+  for (const protocol of PROVIDERS)
+    for (const domainName of ["airline", "retail", "telecom"]) {
+      it(`sends the SDK's bytes for ${domainName}'s agent and user contexts (${protocol})`, async () => {
+        provider = protocol;
+        const domain = loadDomain(domainName, dataDir!);
+        const environment = domain.makeEnvironment();
+        const agentTools = environment.getToolSchemas();
+        const userTools = domain.hasUserTools ? environment.getUserToolSchemas() : [];
+        const requests: LlmRequest[] = [
+          { messages: conversation(domain.policy()), tools: agentTools, args: { temperature: 0.0 } },
+          { messages: conversation(domain.policy()).slice(0, 3), tools: agentTools, toolChoice: "required" },
+          {
+            messages: conversation(`# User\n${domain.policy().slice(0, 500)}`),
+            args: { temperature: 0, seed: 300 },
+          },
+        ];
+        if (userTools.length > 0) requests.push({ messages: conversation("user sim"), tools: userTools });
+        for (const request of requests) {
+          const result = await both(request, STANDARD_REPLY);
+          expectSame(result);
+          expect(result.sdk.outcome.ok).toBe(true);
+          expect(result).toMatchObject({ sent: 1, read: 1 });
+        }
+      });
+    }
 });
 
 const WEATHER: ToolSchema = {
@@ -319,7 +331,8 @@ const NO_DESCRIPTION: ToolSchema = {
   } as unknown as ToolSchema["function"],
 };
 
-describe("lean OpenAI path: request shapes", () => {
+describe.each(PROVIDERS)("lean OpenAI path: request shapes (%s)", (protocol) => {
+  useProvider(protocol);
   const short: LlmMessage[] = [
     { role: "system", content: "You are an agent." },
     { role: "user", content: "hello" },
@@ -444,6 +457,22 @@ describe("lean OpenAI path: request shapes", () => {
       },
     ],
   ];
+  cases.push([
+    "an assistant turn carrying the reasoning of a local/… reply",
+    {
+      messages: [
+        ...short,
+        {
+          role: "assistant",
+          content: "answer",
+          toolCalls: [call("c1", "get_weather", { city: "Oslo" })],
+          reasoning: { provider: "local", parts: [{ type: "reasoning", text: "thought" }, { type: "text" }] },
+        },
+        { role: "tool", content: "rain", toolCallId: "c1" },
+      ],
+      tools: [WEATHER],
+    },
+  ]);
   for (const [name, request, modelId] of cases) {
     it(`sends the SDK's bytes and returns its result: ${name}`, async () => {
       const result = await both(request, STANDARD_REPLY, modelId);
@@ -460,9 +489,11 @@ describe("lean OpenAI path: request shapes", () => {
   });
 });
 
-describe("lean OpenAI path: replies", () => {
+describe.each(PROVIDERS)("lean OpenAI path: replies (%s)", (protocol) => {
+  useProvider(protocol);
   const request: LlmRequest = { messages: [{ role: "user", content: "hi" }], tools: [WEATHER] };
-  const replies: Array<[string, Reply, { read: number }?]> = [
+  /** `read`: replies the lean path reads itself (else the SDK does); `localRead` when it differs for local/…. */
+  const replies: Array<[string, Reply, { read: number; localRead?: number }?]> = [
     ["tool call with float arguments", STANDARD_REPLY, { read: 1 }],
     ["plain text", { body: textReply("Hello.") }, { read: 1 }],
     [
@@ -505,11 +536,12 @@ describe("lean OpenAI path: replies", () => {
         }),
       },
     ],
-    ["choice without index", { body: textReply("a").replace('"index":0,', "") }],
+    ["choice without index", { body: textReply("a").replace('"index":0,', "") }, { read: 0, localRead: 1 }],
     ["content as an array", { body: textReply([{ type: "text", text: "a" }]) }],
     [
       "logprobs",
       { body: textReply("a", {}).replace('"finish_reason"', '"logprobs":{"content":[]},"finish_reason"') },
+      { read: 0, localRead: 1 },
     ],
     [
       "annotations",
@@ -523,8 +555,30 @@ describe("lean OpenAI path: replies", () => {
           ],
         }),
       },
+      { read: 0, localRead: 1 },
     ],
-    ["audio transcript", { body: textReply(null, { audio: { transcript: "spoken" } }) }],
+    [
+      "audio transcript",
+      { body: textReply(null, { audio: { transcript: "spoken" } }) },
+      { read: 0, localRead: 1 },
+    ],
+    ["reasoning_content", { body: textReply("a", { reasoning_content: "thinking" }) }, { read: 1 }],
+    [
+      "reasoning and empty reasoning_content",
+      { body: textReply("a", { reasoning_content: "", reasoning: "r" }) },
+      { read: 1 },
+    ],
+    ["a non-string refusal", { body: textReply("a", { refusal: false }) }, { read: 0, localRead: 1 }],
+    [
+      "a Gemini thought signature on a tool call",
+      {
+        body: toolReply("{}").replace(
+          '"type":"function",',
+          '"type":"function","extra_content":{"google":{"thought_signature":"sig"}},',
+        ),
+      },
+      { read: 1, localRead: 0 },
+    ],
     [
       "a prototype key in the body",
       {
@@ -589,7 +643,8 @@ describe("lean OpenAI path: replies", () => {
       // Retried failures are sent again, each time by the lean path.
       expect(result.lean.requests.length).toBeGreaterThan(0);
       expect(result.sent).toBe(result.lean.requests.length);
-      expect(result.read).toBe(expected?.read ?? 0);
+      const read = protocol === "local" ? (expected?.localRead ?? expected?.read) : expected?.read;
+      expect(result.read).toBe(read ?? 0);
     });
   }
 

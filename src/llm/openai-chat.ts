@@ -1,5 +1,5 @@
 /**
- * A lean path for OpenAI Chat Completions calls (`openai/…` models): the same
+ * A lean path for Chat Completions calls (`openai/…` and `local/…` models): the same
  * bytes as the AI SDK's chat model, for a fraction of its CPU per call.
  *
  * The SDK model stays the authority. For each call shape (sampling options,
@@ -43,6 +43,13 @@ export function routedFetch(base: typeof fetch): typeof fetch {
   return (input, init) => (sdkFetchOverride.getStore() ?? base)(input, init);
 }
 
+/**
+ * Which SDK model is underneath: `@ai-sdk/openai`'s chat model (`openai/…`) or
+ * `@ai-sdk/openai-compatible`'s (`local/…`); they differ in a few message fields and in what
+ * replies they accept.
+ */
+export type ChatDialect = "openai" | "compatible";
+
 /** What the SDK would send for one call shape, with the messages and tools left out. */
 interface Plan {
   url: URL;
@@ -51,6 +58,9 @@ interface Plan {
   head: Buffer;
   systemRole: "system" | "developer";
   warnings: SharedV3Warning[];
+  dialect: ChatDialect;
+  /** The key of the result's provider metadata, as the SDK names it for this call. */
+  metadataKey: string;
 }
 
 /** Call options this path knows; a call with any other option goes to the SDK. */
@@ -131,7 +141,10 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
   private readonly plans = new Map<string, Promise<Plan | null>>();
 
   /** `sdk` must be built with {@link routedFetch}. */
-  constructor(private readonly sdk: LanguageModelV3) {
+  constructor(
+    private readonly sdk: LanguageModelV3,
+    private readonly dialect: ChatDialect = "openai",
+  ) {
     this.provider = sdk.provider;
     this.modelId = sdk.modelId;
   }
@@ -149,7 +162,7 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
     const body = new BodyChunks();
     if (plan === null) return this.sdk.doGenerate(options);
     body.addBytes(plan.head);
-    if (!writeMessages(options.prompt, plan.systemRole, body) || !writeTools(options, body))
+    if (!writeMessages(options.prompt, plan, body) || !writeTools(options, body))
       return this.sdk.doGenerate(options);
     body.add("}");
     leanPathCounts.sent++;
@@ -239,9 +252,8 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
     const at = body.lastIndexOf(MESSAGES_KEY);
     if (at < 0) return null;
     const tail = body.slice(at + MESSAGES_KEY.length);
-    const systemRole = (["system", "developer"] as const).find(
-      (role) => tail === `[{"role":"${role}","content":"${PROBE_TEXT}"}]}`,
-    );
+    const roles = this.dialect === "openai" ? (["system", "developer"] as const) : (["system"] as const);
+    const systemRole = roles.find((role) => tail === `[{"role":"${role}","content":"${PROBE_TEXT}"}]}`);
     if (systemRole === undefined) return null;
     const plainHeaders: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) {
@@ -254,6 +266,8 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
       head: Buffer.from(body.slice(0, at + MESSAGES_KEY.length)),
       systemRole,
       warnings: result.warnings,
+      dialect: this.dialect,
+      metadataKey: Object.keys(result.providerMetadata ?? {})[0] ?? this.dialect,
     };
   }
 }
@@ -262,11 +276,8 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
  * Writes the JSON of the prompt's messages as the SDK writes them; false (with `body` left
  * unusable) for anything this path does not cover.
  */
-function writeMessages(
-  prompt: LanguageModelV3Prompt,
-  systemRole: Plan["systemRole"],
-  body: BodyChunks,
-): boolean {
+function writeMessages(prompt: LanguageModelV3Prompt, plan: Plan, body: BodyChunks): boolean {
+  const { systemRole, dialect } = plan;
   body.add("[");
   let first = true;
   const out = {
@@ -299,26 +310,32 @@ function writeMessages(
       }
       case "assistant": {
         let text = "";
+        let reasoning = "";
         const calls: string[] = [];
         for (const part of message.content) {
           if (part.providerOptions !== undefined) return false;
           if (part.type === "text") text += part.text;
+          else if (part.type === "reasoning") reasoning += part.text;
           else if (part.type === "tool-call") {
             if (typeof part.input !== "string") return false;
-            const input = argumentsText(part.input);
+            const input = argumentsText(part.input, dialect);
             if (input === undefined) return false;
             calls.push(
               `{"id":${JSON.stringify(part.toolCallId)},"type":"function","function":{"name":${JSON.stringify(part.toolName)},"arguments":${JSON.stringify(input)}}}`,
             );
-          } else if (part.type !== "reasoning") return false;
-          // Chat Completions has no field for reasoning parts: the SDK leaves them out too.
+          } else return false;
         }
         const content =
           calls.length > 0 ? (text === "" ? "null" : JSON.stringify(text)) : JSON.stringify(text);
+        // OpenAI's Chat Completions has no field for reasoning; OpenAI-compatible servers take reasoning_content.
+        const reasoningJson =
+          dialect === "compatible" && reasoning.length > 0
+            ? `,"reasoning_content":${JSON.stringify(reasoning)}`
+            : "";
         out.push(
           calls.length > 0
-            ? `{"role":"assistant","content":${content},"tool_calls":[${calls.join(",")}]}`
-            : `{"role":"assistant","content":${content}}`,
+            ? `{"role":"assistant","content":${content}${reasoningJson},"tool_calls":[${calls.join(",")}]}`
+            : `{"role":"assistant","content":${content}${reasoningJson}}`,
         );
         break;
       }
@@ -342,17 +359,19 @@ function writeMessages(
 }
 
 /**
- * Tool-call arguments as the SDK sends them back: the text itself when it is a JSON object, else
- * `{}`; undefined when the SDK's guarded parse could judge it differently from `JSON.parse`.
+ * Tool-call arguments as the SDK sends them back. OpenAI: the text itself when it is a JSON
+ * object, else `{}`; OpenAI-compatible: the text when it is JSON, else the text as a JSON string.
+ * Undefined when the SDK's guarded parse could judge it differently from `JSON.parse`.
  */
-function argumentsText(input: string): string | undefined {
+function argumentsText(input: string, dialect: ChatDialect): string | undefined {
   if (mayHoldPrototypeKeys(input)) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(input);
   } catch {
-    return "{}";
+    return dialect === "openai" ? "{}" : JSON.stringify(input);
   }
+  if (dialect === "compatible") return input;
   return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? input : "{}";
 }
 
@@ -419,10 +438,13 @@ const nullishNumbers = (value: unknown, names: string[]) =>
 
 /**
  * The SDK's result for a plain successful reply: one choice with text and/or
- * function tool calls, optional usage. Undefined for anything else (the SDK reads those).
+ * function tool calls (and, OpenAI-compatible, reasoning), optional usage.
+ * Undefined for anything else (the SDK reads those). The checks are the SDK's
+ * response schema of the dialect, or stricter.
  */
 function readReply(reply: HttpReply, plan: Plan): LanguageModelV3GenerateResult | undefined {
   if (reply.status !== 200) return undefined;
+  const openaiDialect = plan.dialect === "openai";
   const text = decoder.decode(reply.body);
   if (mayHoldPrototypeKeys(text)) return undefined;
   let body: unknown;
@@ -441,37 +463,45 @@ function readReply(reply: HttpReply, plan: Plan): LanguageModelV3GenerateResult 
   const { choices, usage } = body;
   if (!Array.isArray(choices) || choices.length !== 1) return undefined;
   const choice: unknown = choices[0];
-  if (!isRecord(choice) || !isNumber(choice.index) || !isNullish(choice.logprobs)) return undefined;
-  if (!nullishString(choice.finish_reason)) return undefined;
+  if (!isRecord(choice) || !nullishString(choice.finish_reason)) return undefined;
+  if (openaiDialect && (!isNumber(choice.index) || !isNullish(choice.logprobs))) return undefined;
   const message = choice.message;
   if (!isRecord(message) || !(isNullish(message.role) || message.role === "assistant")) return undefined;
-  if (!nullishString(message.content) || !nullishString(message.refusal)) return undefined;
-  // Annotations become source parts in the SDK; an empty list (what OpenAI sends) is none.
-  const annotations = message.annotations;
-  if (
-    !isNullish(message.audio) ||
-    !(isNullish(annotations) || (Array.isArray(annotations) && annotations.length === 0))
-  )
-    return undefined;
+  if (!nullishString(message.content)) return undefined;
+  let reasoning: unknown;
+  if (openaiDialect) {
+    if (!nullishString(message.refusal)) return undefined;
+    // Annotations become source parts in the SDK; an empty list (what OpenAI sends) is none.
+    const annotations = message.annotations;
+    const noAnnotations = isNullish(annotations) || (Array.isArray(annotations) && annotations.length === 0);
+    if (!isNullish(message.audio) || !noAnnotations) return undefined;
+  } else {
+    if (!nullishString(message.reasoning_content) || !nullishString(message.reasoning)) return undefined;
+    reasoning = message.reasoning_content ?? message.reasoning;
+  }
   const toolCalls = message.tool_calls;
   if (!isNullish(toolCalls) && !Array.isArray(toolCalls)) return undefined;
   if (!(isNullish(usage) || isRecord(usage))) return undefined;
   if (usage) {
     if (!nullishNumbers(usage, ["prompt_tokens", "completion_tokens", "total_tokens"])) return undefined;
-    if (!nullishNumbers(usage.prompt_tokens_details, ["cached_tokens", "cache_write_tokens"]))
-      return undefined;
+    const promptDetails = openaiDialect ? ["cached_tokens", "cache_write_tokens"] : ["cached_tokens"];
+    if (!nullishNumbers(usage.prompt_tokens_details, promptDetails)) return undefined;
     const details = ["reasoning_tokens", "accepted_prediction_tokens", "rejected_prediction_tokens"];
     if (!nullishNumbers(usage.completion_tokens_details, details)) return undefined;
   }
   const content: LanguageModelV3Content[] = [];
+  if (typeof reasoning === "string" && reasoning.length > 0)
+    content.push({ type: "reasoning", text: reasoning });
   if (typeof message.content === "string" && message.content.length > 0) {
     content.push({ type: "text", text: message.content });
   }
+  // OpenAI-compatible servers may send a non-string refusal (`false`): the SDK ignores it.
   const refused = typeof message.refusal === "string" && message.refusal.length > 0;
   if (refused) content.push({ type: "text", text: message.refusal as string });
   for (const call of toolCalls ?? []) {
-    // A call without an id gets a random one from the SDK: left to it.
-    if (!isRecord(call) || typeof call.id !== "string" || call.type !== "function") return undefined;
+    // A call without an id gets a random one from the SDK, and a Gemini signature becomes metadata: left to it.
+    if (!isRecord(call) || typeof call.id !== "string") return undefined;
+    if (openaiDialect ? call.type !== "function" : !isNullish(call.extra_content)) return undefined;
     const fn = call.function;
     if (!isRecord(fn) || typeof fn.name !== "string" || typeof fn.arguments !== "string") return undefined;
     content.push({ type: "tool-call", toolCallId: call.id, toolName: fn.name, input: fn.arguments });
@@ -480,16 +510,16 @@ function readReply(reply: HttpReply, plan: Plan): LanguageModelV3GenerateResult 
   const completionDetails = (usage?.completion_tokens_details ?? undefined) as
     | Record<string, number | null | undefined>
     | undefined;
-  const openai: Record<string, number> = {};
+  const metadata: Record<string, number> = {};
   if (!isNullish(completionDetails?.accepted_prediction_tokens))
-    openai.acceptedPredictionTokens = completionDetails.accepted_prediction_tokens;
+    metadata.acceptedPredictionTokens = completionDetails.accepted_prediction_tokens;
   if (!isNullish(completionDetails?.rejected_prediction_tokens))
-    openai.rejectedPredictionTokens = completionDetails.rejected_prediction_tokens;
+    metadata.rejectedPredictionTokens = completionDetails.rejected_prediction_tokens;
   let responseHeaders: Record<string, string> | undefined;
   return {
     content,
     finishReason: { unified: unifiedFinishReason(finishReason, refused), raw: finishReason },
-    usage: chatUsage(usage as ChatUsage | null | undefined),
+    usage: chatUsage(usage as ChatUsage | null | undefined, plan.dialect),
     response: {
       id: (body.id ?? undefined) as string | undefined,
       modelId: (body.model ?? undefined) as string | undefined,
@@ -501,7 +531,7 @@ function readReply(reply: HttpReply, plan: Plan): LanguageModelV3GenerateResult 
       body,
     },
     warnings: [...plan.warnings],
-    providerMetadata: { openai },
+    providerMetadata: { [plan.metadataKey]: metadata },
   };
 }
 
@@ -531,8 +561,11 @@ interface ChatUsage {
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
 }
 
-/** Token counts in the SDK's shape: cached and reasoning tokens are parts of the totals. */
-function chatUsage(usage: ChatUsage | null | undefined): LanguageModelV3Usage {
+/**
+ * Token counts in the SDK's shape: cached and reasoning tokens are parts of the totals. Only the
+ * OpenAI dialect reads cache writes.
+ */
+function chatUsage(usage: ChatUsage | null | undefined, dialect: ChatDialect): LanguageModelV3Usage {
   if (isNullish(usage)) {
     return {
       inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -543,7 +576,8 @@ function chatUsage(usage: ChatUsage | null | undefined): LanguageModelV3Usage {
   const input = usage.prompt_tokens ?? 0;
   const output = usage.completion_tokens ?? 0;
   const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? 0;
-  const cacheWrite = usage.prompt_tokens_details?.cache_write_tokens ?? undefined;
+  const cacheWrite =
+    dialect === "openai" ? (usage.prompt_tokens_details?.cache_write_tokens ?? undefined) : undefined;
   const reasoning = usage.completion_tokens_details?.reasoning_tokens ?? 0;
   return {
     inputTokens: { total: input, noCache: input - cacheRead - (cacheWrite ?? 0), cacheRead, cacheWrite },

@@ -51,7 +51,7 @@ export interface ProviderClientConfig {
   /** Key of the provider options in calls (a caller's OpenAI-compatible provider has its own name); default `provider`. */
   providerOptionsKey?: string;
   /**
-   * Send `openai/…` calls through the AI SDK model alone, not the lean path of openai-chat.ts (which
+   * Send `openai/…` and `local/…` calls through the AI SDK model alone, not the lean path of openai-chat.ts (which
    * sends the same bytes for less CPU); the lean path's tests use it as their oracle.
    */
   sdkOnly?: boolean;
@@ -302,13 +302,14 @@ async function createModel(
     }
     case "local": {
       const { createOpenAICompatible } = await providerSdks.local();
-      return createOpenAICompatible({
+      const sdk = createOpenAICompatible({
         name: "local",
-        fetch: common.fetch,
+        fetch: config.sdkOnly ? common.fetch : routedFetch(common.fetch),
         baseURL: baseUrl ?? DEFAULT_LOCAL_BASE_URL,
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
         includeUsage: true,
       }).chatModel(config.modelId);
+      return config.sdkOnly ? sdk : new LeanOpenAiChatModel(sdk, "compatible");
     }
     default: {
       const unreachable: never = config.provider;
