@@ -287,10 +287,12 @@ async function createModel(
   switch (config.provider) {
     case "openai": {
       const { createOpenAI } = await providerSdks.openai();
-      if (config.sdkOnly)
-        return createOpenAI({ ...common, apiKey: config.apiKey ?? "" }).chat(config.modelId);
-      const sdk = createOpenAI({ ...common, fetch: routedFetch(common.fetch), apiKey: config.apiKey ?? "" });
-      return new LeanOpenAiChatModel(sdk.chat(config.modelId));
+      const sdk = createOpenAI({
+        ...common,
+        fetch: config.sdkOnly ? common.fetch : routedFetch(common.fetch),
+        apiKey: config.apiKey ?? "",
+      }).chat(config.modelId);
+      return config.sdkOnly ? sdk : new LeanOpenAiChatModel(sdk);
     }
     case "anthropic": {
       const { createAnthropic } = await providerSdks.anthropic();
