@@ -19,6 +19,7 @@ import {
   formatTable,
   ratioToTarget,
 } from "./harness.ts";
+import { llmClientBench } from "./llm-client.ts";
 import { runProcessBench } from "./run-process.ts";
 import { runnerBench } from "./runner-throughput.ts";
 import { soakBench } from "./soak.ts";
@@ -36,6 +37,7 @@ export const MODULES: readonly BenchModule[] = [
   bankingRetrievalBench,
   telecomGeneratorBench,
   runnerBench,
+  llmClientBench,
   runProcessBench,
   workersBench,
   soakBench,

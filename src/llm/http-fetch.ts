@@ -20,7 +20,8 @@ import { brotliDecompress, gunzip, inflate } from "node:zlib";
 export interface HttpReply {
   status: number;
   statusText: string;
-  headers: Headers;
+  /** Built on first read: most replies are used without looking at their headers. */
+  readonly headers: Headers;
   /** The decoded body (content-encoding undone). */
   body: Buffer;
 }
@@ -69,11 +70,24 @@ function decode(encoding: string | undefined, body: Buffer): Promise<Buffer> {
   );
 }
 
-function responseHeaders(message: IncomingMessage): Headers {
+function responseHeaders(raw: string[]): Headers {
   const headers = new Headers();
-  const raw = message.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
   return headers;
+}
+
+function reply(message: IncomingMessage, body: Buffer): HttpReply {
+  const raw = message.rawHeaders;
+  let headers: Headers | undefined;
+  return {
+    status: message.statusCode ?? 0,
+    statusText: message.statusMessage ?? "",
+    get headers() {
+      headers ??= responseHeaders(raw);
+      return headers;
+    },
+    body,
+  };
 }
 
 /** True when {@link requestOverHttp} can send this request itself (else use the global fetch). */
@@ -89,20 +103,31 @@ export function handlesRequest(input: Parameters<typeof fetch>[0], init?: Reques
 /**
  * Sends one request and reads the whole reply. Rejects like fetch: with the
  * signal's reason on abort, with `TypeError("fetch failed")` on a network error.
+ * `chunks`, when given, is the body (instead of `init.body`), written as one
+ * request without being joined first.
  */
-export function requestOverHttp(url: string | URL, init: RequestInit = {}): Promise<HttpReply> {
+export function requestOverHttp(
+  url: string | URL,
+  init: RequestInit = {},
+  chunks?: readonly Uint8Array[],
+): Promise<HttpReply> {
   const target = typeof url === "string" ? new URL(url) : url;
   const secure = target.protocol === "https:";
   const body =
-    typeof init.body === "string"
-      ? Buffer.from(init.body)
+    chunks ??
+    (typeof init.body === "string"
+      ? [Buffer.from(init.body)]
       : init.body instanceof Uint8Array
-        ? init.body
-        : undefined;
+        ? [init.body]
+        : undefined);
   const headers = headerRecord(init.headers);
   headers.accept ??= "*/*";
   headers["accept-encoding"] ??= "gzip, deflate, br";
-  if (body !== undefined) headers["content-length"] = String(body.length);
+  if (body !== undefined) {
+    let length = 0;
+    for (const chunk of body) length += chunk.length;
+    headers["content-length"] = String(length);
+  }
   const signal = init.signal ?? undefined;
   return new Promise<HttpReply>((resolve, reject) => {
     if (signal?.aborted) {
@@ -146,20 +171,20 @@ export function requestOverHttp(url: string | URL, init: RequestInit = {}): Prom
       response.on("end", () => {
         const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         decode(response.headers["content-encoding"], raw).then(
-          (decoded) =>
-            finish(null, {
-              status: response.statusCode ?? 0,
-              statusText: response.statusMessage ?? "",
-              headers: responseHeaders(response),
-              body: decoded,
-            }),
+          (decoded) => finish(null, reply(response, decoded)),
           (error: unknown) => finish(new TypeError("fetch failed", { cause: error })),
         );
       });
     });
     request.on("error", (error) => finish(new TypeError("fetch failed", { cause: error })));
     signal?.addEventListener("abort", onAbort, { once: true });
-    request.end(body);
+    if (body === undefined || body.length === 1) request.end(body?.[0]);
+    else {
+      // Corked, the chunks leave with the headers in one writev (end uncorks).
+      request.cork();
+      for (const chunk of body) request.write(chunk);
+      request.end();
+    }
   });
 }
 

@@ -87,8 +87,9 @@ function assistantParts(
   const out: Extract<LanguageModelV3Message, { role: "assistant" }>["content"] = [];
   const emitted = new Set<string>();
   let textDone = false;
-  const replay = ProviderReplay.safeParse(message.reasoning);
-  if (replay.success && replay.data.provider === provider) {
+  // Most messages carry no reasoning: no schema check (and no zod error object) for those.
+  const replay = message.reasoning === undefined ? undefined : ProviderReplay.safeParse(message.reasoning);
+  if (replay?.success && replay.data.provider === provider) {
     for (const part of replay.data.parts) {
       const providerOptions = part.metadata ? { providerOptions: part.metadata } : {};
       switch (part.type) {

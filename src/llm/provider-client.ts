@@ -18,6 +18,7 @@ import { mapLlmArgs } from "./args.ts";
 import { kindForStatus, LlmError, MissingApiKeyError, parseRetryAfter } from "./errors.ts";
 import type { LlmEventListener } from "./events.ts";
 import { handlesRequest, requestOverHttp, toResponse } from "./http-fetch.ts";
+import { LeanOpenAiChatModel, routedFetch } from "./openai-chat.ts";
 import type { ProviderName } from "./model-id.ts";
 import { lookupPrice, type ModelPrice, type PriceTable, usageCostUsd } from "./prices.ts";
 import { replayFromContent, toProviderPrompt, toProviderTools } from "./prompt.ts";
@@ -49,6 +50,11 @@ export interface ProviderClientConfig {
   languageModel?: LanguageModelV3;
   /** Key of the provider options in calls (a caller's OpenAI-compatible provider has its own name); default `provider`. */
   providerOptionsKey?: string;
+  /**
+   * Send `openai/…` and `local/…` calls through the AI SDK model alone, not the lean path of openai-chat.ts (which
+   * sends the same bytes for less CPU); the lean path's tests use it as their oracle.
+   */
+  sdkOnly?: boolean;
 }
 
 /** The default endpoint of `local/…` models: Ollama's OpenAI-compatible API. */
@@ -281,7 +287,12 @@ async function createModel(
   switch (config.provider) {
     case "openai": {
       const { createOpenAI } = await providerSdks.openai();
-      return createOpenAI({ ...common, apiKey: config.apiKey ?? "" }).chat(config.modelId);
+      const sdk = createOpenAI({
+        ...common,
+        fetch: config.sdkOnly ? common.fetch : routedFetch(common.fetch),
+        apiKey: config.apiKey ?? "",
+      }).chat(config.modelId);
+      return config.sdkOnly ? sdk : new LeanOpenAiChatModel(sdk);
     }
     case "anthropic": {
       const { createAnthropic } = await providerSdks.anthropic();
@@ -293,13 +304,14 @@ async function createModel(
     }
     case "local": {
       const { createOpenAICompatible } = await providerSdks.local();
-      return createOpenAICompatible({
+      const sdk = createOpenAICompatible({
         name: "local",
-        fetch: common.fetch,
+        fetch: config.sdkOnly ? common.fetch : routedFetch(common.fetch),
         baseURL: baseUrl ?? DEFAULT_LOCAL_BASE_URL,
         ...(config.apiKey ? { apiKey: config.apiKey } : {}),
         includeUsage: true,
       }).chatModel(config.modelId);
+      return config.sdkOnly ? sdk : new LeanOpenAiChatModel(sdk, "compatible");
     }
     default: {
       const unreachable: never = config.provider;
