@@ -24,9 +24,18 @@ export function guidelinesFileFor(tools: readonly ToolSchema[] | null): string {
   return tools !== null && tools.length > 0 ? GUIDELINES_WITH_TOOLS_FILE : GUIDELINES_FILE;
 }
 
+/** Guideline texts already read, by path: a run reads each file once, not once per simulation. */
+const guidelineTexts = new Map<string, string>();
+
 /** Reads upstream's guideline text from the data folder's `user_simulator/` (never shipped with us). */
 export function readGuidelines(guidelinesDir: string, tools: readonly ToolSchema[] | null): string {
-  return readText(join(guidelinesDir, guidelinesFileFor(tools)));
+  const path = join(guidelinesDir, guidelinesFileFor(tools));
+  let text = guidelineTexts.get(path);
+  if (text === undefined) {
+    text = readText(path);
+    guidelineTexts.set(path, text);
+  }
+  return text;
 }
 
 /** Upstream `SYSTEM_PROMPT` of the user simulator (upstream's own template when its texts are given). */
