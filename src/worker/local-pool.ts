@@ -37,13 +37,25 @@ import {
   type UnitRef,
 } from "./protocol.ts";
 
-/** How a child is started: the compiled entry as is, the TypeScript one through tsx (sources, tests). */
-function childEntry(): { path: string; execArgv: string[] } {
+/**
+ * Starts a worker process: the compiled entry with this process's Node options (as `fork` does by
+ * default: `--max-old-space-size`, `--cpu-prof`, … reach the workers too), or the TypeScript one
+ * through tsx (sources, tests). It waits, holding nothing of this process's life, for its run.
+ */
+function forkWorker(): ChildProcess {
   const fromSources = import.meta.url.endsWith(".ts");
   const path = fileURLToPath(new URL(fromSources ? "./child-main.ts" : "./child-main.js", import.meta.url));
-  if (!fromSources) return { path, execArgv: [] };
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-  return { path, execArgv: ["--import", tsx] };
+  const tsx = fromSources ? pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href : null;
+  const child = fork(path, [], {
+    ...(tsx ? { execArgv: ["--import", tsx] } : {}),
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // V8's structured clone: a checkpoint line crosses as a string, not escaped inside JSON.
+    serialization: "advanced",
+  });
+  // Until a run takes it, it must not keep this process alive (a run with nothing to do never does).
+  child.unref();
+  child.channel?.unref();
+  return child;
 }
 
 /** The simulation of a child's outcome (its slim copy carrying its checkpoint line), or its error rebuilt and thrown. */
@@ -118,7 +130,10 @@ class ChildSlot implements Slot {
   constructor(
     readonly name: string,
     readonly child: ChildProcess,
-  ) {}
+  ) {
+    child.ref();
+    child.channel?.ref();
+  }
 
   get inFlight(): number {
     return this.pending.size + this.waiting.length;
@@ -176,28 +191,24 @@ class LocalPool implements UnitExecutor {
   constructor(
     private readonly hooks: ExecutorHooks,
     here: UnitHost,
-    childCount: number,
+    children: ChildProcess[],
     descriptor: RunDescriptor,
     options: Required<LocalWorkersOptions>,
   ) {
     this.here = new HereSlot(options.coordinatorRuns, here, () => this.takeWaiting());
     this.slots = [this.here];
-    const entry = childEntry();
-    for (let index = 0; index < childCount; index++) {
-      const child = fork(entry.path, [], {
-        execArgv: entry.execArgv,
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-        // V8's structured clone: a checkpoint line crosses as a string, not escaped inside JSON.
-        serialization: "advanced",
-      });
+    for (const [index, child] of children.entries()) {
       const slot = new ChildSlot(`local worker ${index + 1}`, child);
       child.on("message", (messages: FromWorker[]) => {
         for (const message of messages) this.onMessage(slot, message);
       });
       child.on("exit", (code, signal) => this.onExit(slot, signal ?? `code ${code}`));
-      slot.send({ type: "open", descriptor });
       this.children.push(slot);
       this.slots.push(slot);
+      // Forked early, it may have died before the run came (its exit event is past).
+      if (child.exitCode !== null || child.signalCode !== null)
+        queueMicrotask(() => this.onExit(slot, child.signalCode ?? `code ${child.exitCode}`));
+      else slot.send({ type: "open", descriptor });
     }
   }
 
@@ -327,7 +338,8 @@ export interface LocalWorkersOptions {
 
 /**
  * Runs a plan's units in `count` processes of this machine: this one and `count - 1` worker
- * processes; `llm` is how every process builds its model clients.
+ * processes; `llm` is how every process builds its model clients. The worker processes start
+ * now, so they load their code while this process plans the run; they wait for it to be planned.
  */
 export function localWorkers(
   count: number,
@@ -335,7 +347,12 @@ export function localWorkers(
   options: LocalWorkersOptions = {},
 ): ExecutorFactory {
   const coordinatorRuns = options.coordinatorRuns ?? true;
+  const childCount = Math.max(0, coordinatorRuns ? count - 1 : count);
+  let early: ChildProcess[] | null = Array.from({ length: childCount }, forkWorker);
   return async (plan, hooks): Promise<UnitExecutor> => {
+    // The first run takes the processes started early; a later one (the factory reused) starts its own.
+    const children = early ?? Array.from({ length: childCount }, forkWorker);
+    early = null;
     const descriptor: RunDescriptor = {
       runId: randomUUID(),
       config: encodeConfig(plan.config),
@@ -350,9 +367,7 @@ export function localWorkers(
       if (event.type === "rate_limited") pool?.rateLimited(event.model);
     };
     const here = UnitHost.forPlan(descriptor.runId, plan, llm, { onLlmEvent });
-    pool = new LocalPool(hooks, here, Math.max(0, coordinatorRuns ? count - 1 : count), descriptor, {
-      coordinatorRuns,
-    });
+    pool = new LocalPool(hooks, here, children, descriptor, { coordinatorRuns });
     return pool;
   };
 }
