@@ -2,8 +2,10 @@
  * `tau run --workers N`: the run's attempts spread over N processes on this
  * machine, one core each: the coordinator itself and N-1 worker processes
  * (Node child processes). The coordinator runs attempts from the first moment,
- * the children as soon as they have planned the run; each unit goes to the
- * process with the fewest in flight, so a busier process gets fewer. Units
+ * the children (forked before the coordinator plans) as soon as they have
+ * planned the run; each unit goes to the process with the fewest in flight,
+ * weighed by how busy its event loop is (see `busyness`), so a busier process
+ * gets fewer. Units
  * given to a child that is still starting wait in the coordinator, which takes
  * them back one for each attempt it finishes meanwhile. A child sends back a
  * simulation as its checkpoint line, which the coordinator writes as is, with
@@ -27,6 +29,7 @@ import type { ExecutorFactory, ExecutorHooks, UnitExecutor } from "../runner/uni
 import { UnitHost } from "./host.ts";
 import {
   encodeConfig,
+  LOAD_INTERVAL_MS,
   type FromWorker,
   fromCloneable,
   type LocalOutcome,
@@ -78,6 +81,8 @@ interface Pending {
 interface Slot {
   /** Attempts it holds now (a starting child's waiting ones included). */
   readonly inFlight: number;
+  /** How busy its event loop was of late (0–1; see {@link LOAD_INTERVAL_MS}). */
+  utilization: number;
   /** Takes attempts (false once a child exited or could not start). */
   readonly usable: boolean;
   run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun>;
@@ -87,6 +92,7 @@ interface Slot {
 /** The coordinator's own process as a slot: attempts run on its plan, as in a one-process run. */
 class HereSlot implements Slot {
   inFlight = 0;
+  utilization = 0;
   finished = 0;
 
   constructor(
@@ -122,6 +128,7 @@ class ChildSlot implements Slot {
   ready = false;
   alive = true;
   finished = 0;
+  utilization = 0;
   private nextId = 0;
   private readonly outbox = new Outbox<ToWorker>((messages) => {
     if (this.alive && this.child.connected) this.child.send(messages);
@@ -182,11 +189,22 @@ class ChildSlot implements Slot {
   }
 }
 
+/**
+ * How loaded a slot looks to the dispatcher: its attempts in flight, weighed by how busy its event
+ * loop is. Alike processes share the attempts evenly; a process whose loop is saturated (the
+ * coordinator also writes every simulation and handles every event) gets fewer, so at a CPU-bound
+ * setting the work moves to where there is CPU left, and neither loop holds the other up.
+ */
+function busyness(slot: Slot): number {
+  return (slot.inFlight + 1) / Math.max(0.02, 1 - slot.utilization);
+}
+
 /** The coordinator and its children; {@link LocalPool.run} hands each attempt to the least busy. */
 class LocalPool implements UnitExecutor {
   private readonly here: HereSlot;
   private readonly children: ChildSlot[] = [];
   private readonly slots: Slot[];
+  private readonly loadTimer: NodeJS.Timeout;
 
   constructor(
     private readonly hooks: ExecutorHooks,
@@ -197,6 +215,13 @@ class LocalPool implements UnitExecutor {
   ) {
     this.here = new HereSlot(options.coordinatorRuns, here, () => this.takeWaiting());
     this.slots = [this.here];
+    let last = performance.eventLoopUtilization();
+    this.loadTimer = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      this.here.utilization = performance.eventLoopUtilization(now, last).utilization;
+      last = now;
+    }, LOAD_INTERVAL_MS);
+    this.loadTimer.unref();
     for (const [index, child] of children.entries()) {
       const slot = new ChildSlot(`local worker ${index + 1}`, child);
       child.on("message", (messages: FromWorker[]) => {
@@ -215,7 +240,7 @@ class LocalPool implements UnitExecutor {
   run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
     let best: Slot | null = null;
     for (const slot of this.slots)
-      if (slot.usable && (best === null || slot.inFlight < best.inFlight)) best = slot;
+      if (slot.usable && (best === null || busyness(slot) < busyness(best))) best = slot;
     // No child left and the coordinator kept out: it runs them rather than fail the run.
     best ??= this.here;
     return best.run(unit, signal);
@@ -244,6 +269,9 @@ class LocalPool implements UnitExecutor {
     switch (message.type) {
       case "ready":
         from.becameReady();
+        return;
+      case "load":
+        from.utilization = message.utilization;
         return;
       case "refused":
         this.lost(from, `${from.name} could not take the run: ${message.message}`);
@@ -302,6 +330,7 @@ class LocalPool implements UnitExecutor {
 
   /** Asks every child to leave (it exits when its channel closes), killing the ones that linger. */
   async close(): Promise<void> {
+    clearInterval(this.loadTimer);
     const children = this.children.map((child) => child.finished);
     if (this.here.finished + children.reduce((sum, count) => sum + count, 0) > 0)
       this.hooks.note(

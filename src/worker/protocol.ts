@@ -166,9 +166,13 @@ export type ToWorker =
   | { type: "abort"; id: number }
   | { type: "rate_limited"; model: string };
 
+/** How often a local worker process tells its event loop's utilization (and the coordinator measures its own). */
+export const LOAD_INTERVAL_MS = 250;
+
 /** Local worker process → coordinator (sent in batches, see {@link Outbox}). */
 export type FromWorker =
   | { type: "ready" }
+  | { type: "load"; utilization: number }
   | { type: "refused"; message: string }
   | { type: "llm"; event: LlmEvent }
   | { type: "outcome"; id: number; outcome: LocalOutcome };
