@@ -18,6 +18,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { UrlAgentSpec } from "../agents/url-agent.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import { packageVersion } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
@@ -211,7 +212,7 @@ class LocalPool implements UnitExecutor {
     here: UnitHost,
     children: ChildProcess[],
     descriptor: RunDescriptor,
-    options: Required<LocalWorkersOptions>,
+    options: { coordinatorRuns: boolean },
   ) {
     this.here = new HereSlot(options.coordinatorRuns, here, () => this.takeWaiting());
     this.slots = [this.here];
@@ -359,6 +360,11 @@ class LocalPool implements UnitExecutor {
 /** Settings of {@link localWorkers}. */
 export interface LocalWorkersOptions {
   /**
+   * An agent behind a URL (`--agent-url`, `--agent-a2a`): each worker process builds it from this
+   * spec (with the `TAU_AGENT_API_KEY` it inherits), as a queue worker does.
+   */
+  agent?: UrlAgentSpec;
+  /**
    * Whether the coordinator runs simulations itself (default true: `count` processes are it and
    * `count - 1` workers). False starts `count` workers and keeps the coordinator to the writing.
    */
@@ -376,15 +382,25 @@ export function localWorkers(
   options: LocalWorkersOptions = {},
 ): ExecutorFactory {
   const coordinatorRuns = options.coordinatorRuns ?? true;
+  const agent = options.agent;
   const childCount = Math.max(0, coordinatorRuns ? count - 1 : count);
   let early: ChildProcess[] | null = Array.from({ length: childCount }, forkWorker);
   return async (plan, hooks): Promise<UnitExecutor> => {
     // The first run takes the processes started early; a later one (the factory reused) starts its own.
     const children = early ?? Array.from({ length: childCount }, forkWorker);
     early = null;
+    let config: string;
+    try {
+      // An agent behind a URL is rebuilt by each worker from its spec (the name stands in for it here).
+      config = encodeConfig(agent ? { ...plan.config, agent: agent.protocol } : plan.config);
+    } catch (error) {
+      for (const child of children) child.kill();
+      throw error;
+    }
     const descriptor: RunDescriptor = {
       runId: randomUUID(),
-      config: encodeConfig(plan.config),
+      config,
+      ...(agent ? { agent } : {}),
       llm,
       version: packageVersion(),
       // Same machine, same files: the workers' plans are the coordinator's (a digest would cost a DB hash).

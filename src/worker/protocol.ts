@@ -80,7 +80,7 @@ export function encodeConfig(config: RunConfig): string {
   for (const kind of ["agent", "user"] as const) {
     if (typeof config[kind] !== "string")
       throw new UsageError(
-        `--workers and --queue need the ${kind} as a registered name or a module path (a definition object cannot cross processes; --agent-url / --agent-a2a agents work with --queue, not with --workers)`,
+        `--workers and --queue need the ${kind} as a registered name or a module path (a definition object cannot cross processes; --agent-url and --agent-a2a agents travel as their URL)`,
       );
   }
   return pyDumps(config);
