@@ -320,9 +320,12 @@ async function measure(dataDir: string, settings: WorkersSettings): Promise<Work
       );
     if (tail.failed > 0) throw new Error(`${tail.failed} simulations did not end with the user's stop`);
     const coordinatorPid = child.pid!;
-    const workerPids = [...sampler.timelines.keys()].filter(
-      (pid) => pid !== coordinatorPid && pid !== settings.providerPid,
-    );
+    // A child seen in one or two samples is a short one (`git` for the results' stamp, "node" until it execs).
+    const workerPids = [...sampler.timelines]
+      .filter(
+        ([pid, timeline]) => pid !== coordinatorPid && pid !== settings.providerPid && timeline.length > 3,
+      )
+      .map(([pid]) => pid);
     const { firstStart, lastEnd } = tail;
     const ran = /local workers: (\d+) .*, ([\d +]+) in/.exec(stderr);
     return {
