@@ -74,7 +74,7 @@ function newestSourceMs(folder: string): number {
 }
 
 /** The CLI entry to spawn: dist/ when current (or `BENCH_TAU_ENTRY=dist|sources`). */
-function tauEntry(): { entry: RunProcessResult["entry"]; path: string } {
+export function tauEntry(): { entry: RunProcessResult["entry"]; path: string } {
   const dist = join(repo, "dist", "cli", "main.js");
   const wanted = process.env.BENCH_TAU_ENTRY;
   const fresh = existsSync(dist) && statSync(dist).mtimeMs >= newestSourceMs(join(repo, "src"));
@@ -84,7 +84,7 @@ function tauEntry(): { entry: RunProcessResult["entry"]; path: string } {
 }
 
 /** Epoch ms of an upstream timestamp (local time, microseconds, no offset). */
-function epochMs(timestamp: string): number {
+export function epochMs(timestamp: string): number {
   const match = /^(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)(?:\.(\d+))?$/.exec(timestamp);
   if (!match) throw new Error(`unexpected timestamp ${timestamp}`);
   const [, y, mo, d, h, mi, s, fraction = "0"] = match;
@@ -93,7 +93,7 @@ function epochMs(timestamp: string): number {
 }
 
 /** CPU ms at `atMs`, interpolated in the sampled timeline. */
-function cpuAt(timeline: readonly [number, number][], atMs: number): number {
+export function cpuAt(timeline: readonly [number, number][], atMs: number): number {
   let previous = timeline[0]!;
   for (const sample of timeline) {
     if (sample[0] >= atMs) {

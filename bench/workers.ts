@@ -1,157 +1,351 @@
 /**
  * `tau run --workers 2` against one process, at a CPU-bound setting: many
  * simulations in flight (c1000) and a short model latency (200 ms), so one
- * process is limited by its core, not by the model. `--workers 2` is the
- * coordinator and one worker process, both running simulations.
+ * process is limited by the CPU, not by the model. Each measurement spawns the
+ * CLI as a user runs it (the build in dist/ when it is newer than the sources,
+ * as bench/run-process.ts does, so workers start without a TypeScript loader),
+ * mock domain with LLM agent and user, 15,000 simulations (3,000 with
+ * `--quick`): a batch long enough that start-up does not decide the ratio.
  *
  * The model is an OpenAI-compatible HTTP server in a process of its own that
  * answers with pre-encoded replies after the latency (it reads a request only
- * to pick one of three scripted replies): on a 2-core machine it shares the
- * cores with taubench, so it is kept as cheap as an HTTP server gets, and its
- * CPU is reported. What limits the ratio is said in the output: the cores
- * (2 − the provider's share), the coordinator's own work for every simulation
- * (the checkpoint, the events), and the fixed costs before and after the batch
- * (planning, a worker's start-up, the metrics), which two processes do not
- * share. Rows: throughput of the batch (first simulation started to the last
- * one recorded, the target's ratio) and of the whole call, both ways, and CPU
- * per simulation of every process. Each measurement runs in a coordinator
- * process of its own. Alone: `npx tsx bench/workers.ts [--quick]`.
+ * to pick one of three scripted replies). The bench samples every process's
+ * CPU from /proc every 100 ms, per thread (the main thread apart from V8's and
+ * libuv's helpers): the coordinator, each worker process it forks, and the
+ * provider. The batch is the first simulation's start to the last one's end
+ * (the results' timestamps); its throughput is the target's ratio.
+ *
+ * The bound it prints: the machine has a fixed number of cores, shared with the
+ * provider, and one process already keeps more than one of them busy (its
+ * main thread plus garbage collection and I/O threads). If two processes spent
+ * no more CPU per simulation than one, the cores would allow at most
+ * cores / (cores one process keeps busy) times its throughput; with the CPU per
+ * simulation two processes really spend, cores / (that × one process's rate).
+ * Alone: `npx tsx bench/workers.ts [--quick]`; `BENCH_TAU_ENTRY=dist|sources`
+ * picks the CLI.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { runEvaluation } from "../src/runner/evaluate.ts";
-import { localWorkers } from "../src/worker/local-pool.ts";
-import { type BenchContext, type BenchModule, type BenchResult, measureInFreshProcess } from "./harness.ts";
+import type { BenchContext, BenchModule, BenchResult } from "./harness.ts";
+import { cpuAt, epochMs, tauEntry } from "./run-process.ts";
 
 /** One measurement's settings. */
 interface WorkersSettings {
   simulations: number;
   concurrency: number;
-  /** 1 = the coordinator's own process (no workers). */
+  /** 1 = the coordinator's own process (no `--workers`). */
   workers: number;
-  /** False: `workers` worker processes and a coordinator that only writes (see `localWorkers`). */
-  coordinatorRuns: boolean;
   baseUrl: string;
+  providerPid: number;
+}
+
+/** CPU of one process over the batch, in ms: its main thread and the rest of its threads. */
+interface ProcessCpu {
+  mainMs: number;
+  helpersMs: number;
 }
 
 /** What one measurement found. */
 interface WorkersResult {
+  entry: "dist" | "sources";
   simulations: number;
-  /** The whole `runEvaluation` call: planning, start-up, batch, export, metrics. */
-  wallMs: number;
-  /** From the first simulation started to the end of the batch. */
+  /** Spawn to the first simulation's start (Node, the CLI, planning; workers fork meanwhile). */
+  startupMs: number;
+  /** From the first simulation started to the last one ended. */
   batchMs: number;
-  /** CPU of the coordinator process over the whole call, and over the batch. */
-  coordinatorCpuMs: number;
-  coordinatorBatchCpuMs: number;
-  /** CPU of each worker process over its life until the end of the batch, start-up included (Linux). */
-  workerCpuMs: number[];
+  /** CPU over the batch: the coordinator, each worker process, the provider. */
+  coordinator: ProcessCpu;
+  workers: ProcessCpu[];
+  provider: ProcessCpu;
+  /** CPU from spawn to the first simulation's start: the coordinator's, each worker's. */
+  coordinatorStartupMs: number;
+  workerStartupMs: number[];
   /** Simulations run in the coordinator's own process and in each worker process (empty without workers). */
   split: number[];
+  /** The last simulation's end to the moment the bench saw it in the checkpoint. */
+  checkedAfterMs: number;
+  loadBefore: number;
+  loadAfter: number;
 }
 
 const TASKS = ["create_task_1", "update_task_1", "impossible_task_1"];
+const TICK_MS = 1000 / 100;
 
-/** CPU (user + system) of a process from /proc, in ms; null where /proc is not there. */
-function procCpuMs(pid: number): number | null {
+/** Epoch ms at which the kernel booted (process start times count from it). */
+function bootEpochMs(): number {
+  const line = readFileSync("/proc/stat", "utf8")
+    .split("\n")
+    .find((row) => row.startsWith("btime "));
+  return Number(line!.split(" ")[1]) * 1000;
+}
+
+/** CPU ms of each thread of a process ([main, helpers]) and its start (epoch ms); null once it is gone. */
+function threadsCpu(
+  pid: number,
+  bootMs: number,
+): { main: number; helpers: number; startedAt: number } | null {
   try {
+    let main = 0;
+    let helpers = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      } catch {
+        continue; // a thread that ended meanwhile
+      }
+      // Fields after the command (which may hold spaces): utime and stime are 14 and 15.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+      if (Number(tid) === pid) main += ms;
+      else helpers += ms;
+    }
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The fields after the command (which may hold spaces) in parentheses; utime and stime are 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    const startTicks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    return { main, helpers, startedAt: bootMs + startTicks * TICK_MS };
   } catch {
     return null;
   }
 }
 
-/** The CPU of each live Node child process of this one, in ms (Linux /proc; empty elsewhere). */
-function childrenCpuMs(): number[] {
+/** The Node child processes of a process (its worker processes; a TypeScript loader's esbuild is not one). */
+function nodeChildren(pid: number): number[] {
   try {
-    const pids = readdirSync(`/proc/${process.pid}/task`).flatMap((tid) =>
-      readFileSync(`/proc/${process.pid}/task/${tid}/children`, "utf8").trim().split(/\s+/).filter(Boolean),
-    );
-    // tsx's esbuild service is a child too; only the Node processes are workers.
-    const workers = pids.filter((pid) => readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "node");
-    return workers.map((pid) => procCpuMs(Number(pid))).filter((cpu): cpu is number => cpu !== null);
+    return readdirSync(`/proc/${pid}/task`)
+      .flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim().split(/\s+/))
+      .filter((child) => child !== "")
+      .map(Number)
+      .filter((child) => {
+        try {
+          return readFileSync(`/proc/${child}/comm`, "utf8").trim() === "node";
+        } catch {
+          return false;
+        }
+      });
   } catch {
     return [];
   }
 }
 
-const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+/** A process's CPU over time: [epoch ms, main thread ms, helper threads ms]. */
+type Timeline = [number, number, number][];
 
-/** Runs one `tau run`-equivalent evaluation of mock with LLM participants against the provider. */
+/** Samples the CPU of a process tree (a process, its Node children) and of other processes every 100 ms. */
+class CpuSampler {
+  readonly timelines = new Map<number, Timeline>();
+  private readonly bootMs = bootEpochMs();
+  private readonly timer: NodeJS.Timeout;
+  /** Resolves at the first sample after `finished` said so. */
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly root: number,
+    private readonly others: number[],
+    finished: () => boolean,
+  ) {
+    this.sample();
+    let resolve!: () => void;
+    this.done = new Promise((done) => {
+      resolve = done;
+    });
+    this.timer = setInterval(() => {
+      // Read before the sample: the CPU sampled then covers every simulation the checkpoint holds.
+      const over = finished();
+      this.sample();
+      if (over) resolve();
+    }, 100);
+  }
+
+  sample(): void {
+    const now = Date.now();
+    for (const pid of [this.root, ...nodeChildren(this.root), ...this.others]) {
+      const cpu = threadsCpu(pid, this.bootMs);
+      if (!cpu) continue;
+      let timeline = this.timelines.get(pid);
+      if (!timeline) {
+        // It had spent nothing when it started (a worker forked between two samples).
+        timeline = [[cpu.startedAt, 0, 0]];
+        this.timelines.set(pid, timeline);
+      }
+      timeline.push([now, cpu.main, cpu.helpers]);
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** A process's CPU between two instants. */
+  between(pid: number, fromMs: number, toMs: number): ProcessCpu {
+    const timeline = this.timelines.get(pid) ?? [[fromMs, 0, 0]];
+    const at = (index: 1 | 2, ms: number) =>
+      cpuAt(
+        timeline.map((sample) => [sample[0], sample[index]]),
+        ms,
+      );
+    return { mainMs: at(1, toMs) - at(1, fromMs), helpersMs: at(2, toMs) - at(2, fromMs) };
+  }
+}
+
+/**
+ * Follows a checkpoint as the run appends to it: counts its simulation records and keeps the
+ * first start and last end among them (each byte is read once).
+ */
+class CheckpointTail {
+  simulations = 0;
+  failed = 0;
+  firstStart = Number.POSITIVE_INFINITY;
+  lastEnd = 0;
+  private offset = 0;
+  private rest = "";
+
+  constructor(private readonly path: string) {}
+
+  poll(): void {
+    let fd: number;
+    try {
+      fd = openSync(this.path, "r");
+    } catch {
+      return; // not created yet
+    }
+    try {
+      const buffer = Buffer.alloc(1 << 20);
+      for (;;) {
+        const read = readSync(fd, buffer, 0, buffer.length, this.offset);
+        if (read === 0) break;
+        this.offset += read;
+        const lines = (this.rest + buffer.toString("utf8", 0, read)).split("\n");
+        this.rest = lines.pop()!;
+        for (const line of lines) this.line(line);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private line(line: string): void {
+    if (!line.startsWith('{"kind": "simulation"')) return;
+    const start = /"start_time": "([^"]+)"/.exec(line);
+    const end = /"end_time": "([^"]+)"/.exec(line);
+    if (!start || !end) throw new Error("a checkpoint simulation without start_time and end_time");
+    this.simulations++;
+    if (!line.includes('"termination_reason": "user_stop"')) this.failed++;
+    this.firstStart = Math.min(this.firstStart, epochMs(start[1]!));
+    this.lastEnd = Math.max(this.lastEnd, epochMs(end[1]!));
+  }
+}
+
+/**
+ * Runs `tau run` (mock, LLM agent and user against the provider) once, sampling every process's
+ * CPU, and stops it once its checkpoint holds every simulation: what comes after the batch (the
+ * export, the metrics and pass^k over thousands of trials per task) is not what this measures.
+ */
 async function measure(dataDir: string, settings: WorkersSettings): Promise<WorkersResult> {
   const folder = mkdtempSync(join(tmpdir(), "tau-bench-workers-"));
-  const llm = { localBaseUrl: settings.baseUrl };
+  const resultsPath = join(folder, "run", "results.json");
+  const trials = Math.max(1, Math.round(settings.simulations / TASKS.length));
+  const expected = trials * TASKS.length;
+  const { entry, path } = tauEntry();
+  const args = [
+    path,
+    "run",
+    "--no-preflight",
+    "--domain",
+    "mock",
+    "--task-ids",
+    ...TASKS,
+    "--agent-llm",
+    "local/fake",
+    "--user-llm",
+    "local/fake",
+    "--llm-base-url",
+    settings.baseUrl,
+    "--num-trials",
+    String(trials),
+    "--max-concurrency",
+    String(settings.concurrency),
+    "--max-retries",
+    "0",
+    "--retry-delay",
+    "0",
+    "--progress-interval",
+    "3600",
+    "--data-dir",
+    dataDir,
+    "--save-to",
+    resultsPath,
+    ...(settings.workers > 1 ? ["--workers", String(settings.workers)] : []),
+  ];
+  // The parent's provider keys and base URLs never reach the measured process.
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !/_API_KEY$|_BASE_URL$/.test(key)) env[key] = value;
   try {
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    let batchStart: { at: number; cpu: NodeJS.CpuUsage } | null = null;
-    let batchEnd: { at: number; cpu: NodeJS.CpuUsage; workers: number[] } | null = null;
-    let split: number[] = [];
-    const outcome = await runEvaluation({
-      domain: "mock",
-      dataDir,
-      taskIds: TASKS,
-      numTrials: Math.max(1, Math.round(settings.simulations / TASKS.length)),
-      maxConcurrency: settings.concurrency,
-      maxRetries: 0,
-      retryDelayMs: 0,
-      agentLlm: "local/fake",
-      userLlm: "local/fake",
-      judge: null,
-      llm,
-      saveTo: join(folder, "results.json"),
-      ...(settings.workers > 1
-        ? { executor: localWorkers(settings.workers, llm, { coordinatorRuns: settings.coordinatorRuns }) }
-        : {}),
-      onEvent(event) {
-        if (event.type === "run_started") batchStart = { at: performance.now(), cpu: process.cpuUsage() };
-        // The workers are still alive here (the pool closes after the batch): read their CPU now.
-        if (event.type === "batch_finished")
-          batchEnd = { at: performance.now(), cpu: process.cpuUsage(), workers: childrenCpuMs() };
-        const ran =
-          event.type === "note" ? /^local workers: (\d+) .*, ([\d +]+) in/.exec(event.message) : null;
-        if (ran) split = [Number(ran[1]), ...ran[2]!.split(" + ").map(Number)];
-      },
+    const loadBefore = loadavg()[0]!;
+    const spawnedAt = Date.now();
+    const child = spawn(process.execPath, args, { cwd: folder, env, stdio: ["ignore", "ignore", "pipe"] });
+    const tail = new CheckpointTail(join(folder, "run", "results.jsonl"));
+    let stderr = "";
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
     });
-    const wallMs = performance.now() - started;
-    const failed = outcome.simulations.filter((s) => s.termination_reason !== "user_stop");
-    if (failed.length > 0)
+    const exited = new Promise<number | null>((done) => child.once("exit", done));
+    const sampler = new CpuSampler(child.pid!, [settings.providerPid], () => {
+      tail.poll();
+      return tail.simulations >= expected;
+    });
+    await Promise.race([sampler.done, exited]);
+    sampler.stop();
+    const loadAfter = loadavg()[0]!;
+    const batchEndedAt = Date.now();
+    // The pool says how many simulations ran where as it closes, right after the batch.
+    for (
+      let waited = 0;
+      settings.workers > 1 && !/local workers:/.test(stderr) && waited < 10_000;
+      waited += 50
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    // The batch is over: the coordinator goes, and its worker processes with it (their channel closes).
+    child.kill("SIGKILL");
+    const code = await exited;
+    if (tail.simulations < expected)
       throw new Error(
-        `${failed.length} simulations did not end with the user's stop: ${failed[0]!.termination_reason} ${String(failed[0]!.info?.error ?? "")}`,
+        `tau run exited with ${code} after ${tail.simulations} of ${expected} simulations:\n${stderr.slice(-2000)}`,
       );
-    const start = batchStart as { at: number; cpu: NodeJS.CpuUsage } | null;
-    const end = batchEnd as { at: number; cpu: NodeJS.CpuUsage; workers: number[] } | null;
-    if (!start || !end) throw new Error("the run ended without run_started and batch_finished events");
+    if (tail.failed > 0) throw new Error(`${tail.failed} simulations did not end with the user's stop`);
+    const coordinatorPid = child.pid!;
+    // A child seen in one or two samples is a short one (`git` for the results' stamp, "node" until it execs).
+    const workerPids = [...sampler.timelines]
+      .filter(
+        ([pid, timeline]) => pid !== coordinatorPid && pid !== settings.providerPid && timeline.length > 3,
+      )
+      .map(([pid]) => pid);
+    const { firstStart, lastEnd } = tail;
+    const ran = /local workers: (\d+) .*, ([\d +]+) in/.exec(stderr);
     return {
-      simulations: outcome.ranNow,
-      wallMs,
-      batchMs: end.at - start.at,
-      coordinatorCpuMs: cpuMs(process.cpuUsage(cpuBefore)),
-      coordinatorBatchCpuMs: cpuMs(end.cpu) - cpuMs(start.cpu),
-      workerCpuMs: end.workers,
-      split,
+      entry,
+      simulations: tail.simulations,
+      startupMs: firstStart - spawnedAt,
+      batchMs: lastEnd - firstStart,
+      coordinator: sampler.between(coordinatorPid, firstStart, lastEnd),
+      coordinatorStartupMs: sum(sampler.between(coordinatorPid, spawnedAt, firstStart)),
+      workers: workerPids.map((pid) => sampler.between(pid, firstStart, lastEnd)),
+      split: ran ? [Number(ran[1]), ...ran[2]!.split(" + ").map(Number)] : [],
+      workerStartupMs: workerPids.map((pid) => sum(sampler.between(pid, spawnedAt, firstStart))),
+      provider: sampler.between(settings.providerPid, firstStart, lastEnd),
+      checkedAfterMs: batchEndedAt - lastEnd,
+      loadBefore,
+      loadAfter,
     };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
-}
-
-function measureInChild(dataDir: string, settings: WorkersSettings): Promise<WorkersResult> {
-  return measureInFreshProcess(
-    import.meta.url,
-    "--measure",
-    { dataDir, settings },
-    { label: "workers measurement", exposeGc: false },
-  );
 }
 
 /** A chat completion's body as the provider sends it, ready to write. */
@@ -179,7 +373,7 @@ function completion(text: string): Buffer {
  * The provider process: answers every chat completion after `latencyMs` with one of three
  * pre-encoded replies. The user simulator's requests carry the stop token in their system prompt:
  * its first turn (system prompt and greeting) opens, its next one stops; the agent gets a reply.
- * Each conversation is so three model calls. Prints its base URL, then its CPU for every line read.
+ * Each conversation is so three model calls. Prints its base URL; ends when its stdin closes.
  */
 async function serveProvider(latencyMs: number): Promise<void> {
   const opening = completion("Hello, I need help with my tasks.");
@@ -206,36 +400,29 @@ async function serveProvider(latencyMs: number): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ baseUrl: `http://127.0.0.1:${port}/v1` })}\n`);
-  for await (const _line of createInterface({ input: process.stdin }))
-    process.stdout.write(`${JSON.stringify({ cpuMs: cpuMs(process.cpuUsage()) })}\n`);
+  for await (const _line of createInterface({ input: process.stdin })) {
+    // Nothing is asked of it: its CPU is read from /proc.
+  }
   server.close();
   server.closeAllConnections();
 }
 
-/** Starts the provider process; `cpuMs()` asks it for its CPU so far. */
-async function startProvider(latencyMs: number): Promise<{
-  baseUrl: string;
-  cpuMs(): Promise<number>;
-  close(): Promise<void>;
-}> {
+/** Starts the provider process. */
+async function startProvider(
+  latencyMs: number,
+): Promise<{ baseUrl: string; pid: number; close(): Promise<void> }> {
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", fileURLToPath(import.meta.url), "--provider", String(latencyMs)],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const next = async () => {
-    const line = await lines.next();
-    if (line.done) throw new Error("the bench's provider process ended");
-    return JSON.parse(line.value) as { baseUrl: string; cpuMs: number };
-  };
-  const { baseUrl } = await next();
+  const line = await lines.next();
+  if (line.done) throw new Error("the bench's provider process ended");
+  const { baseUrl } = JSON.parse(line.value) as { baseUrl: string };
   return {
     baseUrl,
-    async cpuMs() {
-      child.stdin!.write("cpu\n");
-      return (await next()).cpuMs;
-    },
+    pid: child.pid!,
     async close() {
       child.stdin!.end();
       await new Promise((resolve) => child.once("exit", resolve));
@@ -243,28 +430,38 @@ async function startProvider(latencyMs: number): Promise<{
   };
 }
 
-type Measured = WorkersResult & { providerCpuMs: number; load: number };
+const sum = (cpu: ProcessCpu) => cpu.mainMs + cpu.helpersMs;
+const rate = (result: WorkersResult) => result.simulations / (result.batchMs / 1000);
+/** CPU ms per simulation of the batch, every process (taubench's and the provider's). */
+const perSimulation = (result: WorkersResult) =>
+  (sum(result.coordinator) +
+    result.workers.reduce((total, cpu) => total + sum(cpu), 0) +
+    sum(result.provider)) /
+  result.simulations;
+/** Cores the batch kept busy on average. */
+const coresBusy = (result: WorkersResult) => (perSimulation(result) * rate(result)) / 1000;
 
-/** A measurement with the provider's CPU over it (the provider shares the machine's cores). */
-async function measureWithProvider(
-  dataDir: string,
-  settings: WorkersSettings,
-  providerCpuMs: () => Promise<number>,
-): Promise<Measured> {
-  const before = await providerCpuMs();
-  const result = await measureInChild(dataDir, settings);
-  return { ...result, providerCpuMs: (await providerCpuMs()) - before, load: loadavg()[0]! };
-}
-
-/** "coordinator 4.10, worker 3.90, provider 0.40 ms CPU per simulation (... ran 1490 + 1510)". */
-function describe(result: Measured): string {
+/** One line: throughput, and every process's CPU per simulation (main thread + helpers). */
+function describe(result: WorkersResult): string {
   const per = (ms: number) => (ms / result.simulations).toFixed(2);
-  const workers = result.workerCpuMs.map((ms) => `, worker ${per(ms)}`).join("");
-  const split = result.split.length > 0 ? `; ran here + in workers: ${result.split.join(" + ")}` : "";
+  const cpu = (name: string, of: ProcessCpu) =>
+    `${name} ${per(sum(of))} (main ${per(of.mainMs)} + helpers ${per(of.helpersMs)})`;
+  const parts = [
+    cpu("coordinator", result.coordinator),
+    ...result.workers.map((of, index) => cpu(`worker ${index + 1}`, of)),
+    cpu("provider", result.provider),
+  ];
+  const split =
+    result.split.length > 0
+      ? `; ran in the coordinator + workers: ${result.split.join(" + ")} (worker ${result.workers
+          .map((of, index) => (sum(of) / (result.split[index + 1] ?? 1)).toFixed(2))
+          .join(", ")} ms per simulation it ran)`
+      : "";
   return (
-    `${result.simulations} simulations, batch ${(result.batchMs / 1000).toFixed(2)} s, whole call ${(result.wallMs / 1000).toFixed(2)} s; ` +
-    `CPU per simulation: coordinator ${per(result.coordinatorCpuMs)} (batch ${per(result.coordinatorBatchCpuMs)})${workers}, ` +
-    `provider ${per(result.providerCpuMs)} ms${split}; load average ${result.load.toFixed(1)}`
+    `${result.simulations} simulations (${result.entry}), batch ${(result.batchMs / 1000).toFixed(2)} s = ` +
+    `${rate(result).toFixed(0)}/s, start-up ${(result.startupMs / 1000).toFixed(2)} s (CPU ${[result.coordinatorStartupMs, ...result.workerStartupMs].map((ms) => (ms / 1000).toFixed(2)).join(" + ")} s); ` +
+    `batch CPU ms per simulation: ${parts.join(", ")}, all ${perSimulation(result).toFixed(2)}; ` +
+    `${coresBusy(result).toFixed(2)} cores busy${split}; load average ${result.loadBefore.toFixed(1)} → ${result.loadAfter.toFixed(1)}`
   );
 }
 
@@ -272,86 +469,67 @@ function describe(result: Measured): string {
 export const workersBench: BenchModule = {
   name: "workers",
   description:
-    "tau run --workers 2 vs one process: c1000, 200 ms per model call, a provider process of its own",
+    "tau run --workers 2 vs one process: 15,000 mock simulations, c1000, 200 ms per model call, a provider process of its own",
   async run(context: BenchContext): Promise<BenchResult[]> {
     const provider = await startProvider(200);
     try {
       const base = {
-        simulations: Math.round(3000 * context.scale),
+        simulations: Math.round(15_000 * context.scale),
         concurrency: 1000,
-        coordinatorRuns: true,
         baseUrl: provider.baseUrl,
+        providerPid: provider.pid,
       };
-      const cpu = () => provider.cpuMs();
-      const one = await measureWithProvider(context.dataDir, { ...base, workers: 1 }, cpu);
-      const two = await measureWithProvider(context.dataDir, { ...base, workers: 2 }, cpu);
-      // The other shape, for comparison: two worker processes and a coordinator that only writes.
-      const writer = await measureWithProvider(
-        context.dataDir,
-        { ...base, workers: 2, coordinatorRuns: false },
-        cpu,
-      );
+      const one = await measure(context.dataDir, { ...base, workers: 1 });
       context.log(`workers: one process: ${describe(one)}`);
+      const two = await measure(context.dataDir, { ...base, workers: 2 });
       context.log(`workers: --workers 2: ${describe(two)}`);
-      context.log(`workers: 2 worker processes, the coordinator only writing: ${describe(writer)}`);
-      const batchRate = (result: WorkersResult) => result.simulations / (result.batchMs / 1000);
-      const wholeRate = (result: WorkersResult) => result.simulations / (result.wallMs / 1000);
-      // The provider's CPU comes off the machine's cores.
-      const providerCores = (result: Measured) => result.providerCpuMs / result.wallMs;
       const cores = availableParallelism();
-      const load = `load average ${one.load.toFixed(1)} / ${two.load.toFixed(1)} after each`;
-      const limits =
-        `${cores} cores shared with the provider process (${providerCores(two).toFixed(2)} of a core with --workers 2)` +
-        ` and the coordinator's work for every simulation; ${load}`;
-      context.log(`workers: ${limits}`);
-      const totalCpu = (result: Measured) =>
-        result.coordinatorCpuMs + result.workerCpuMs.reduce((a, b) => a + b, 0) + result.providerCpuMs;
+      // What the cores allow over one process: all of them busy at one process's CPU per simulation,
+      // or at the CPU per simulation two processes spend.
+      const boundSameCpu = cores / coresBusy(one);
+      const boundMeasuredCpu = cores / ((perSimulation(two) * rate(one)) / 1000);
+      const bound =
+        `${cores} cores, one process keeps ${coresBusy(one).toFixed(2)} busy (with the provider): ` +
+        `the cores allow at most ${boundSameCpu.toFixed(2)}× at its ${perSimulation(one).toFixed(2)} ms CPU per simulation, ` +
+        `${boundMeasuredCpu.toFixed(2)}× at the ${perSimulation(two).toFixed(2)} ms --workers 2 spends`;
+      context.log(`workers: ${bound}`);
+      const load = `load average ${one.loadBefore.toFixed(1)} → ${one.loadAfter.toFixed(1)}, ${two.loadBefore.toFixed(1)} → ${two.loadAfter.toFixed(1)}`;
       return [
-        {
-          subject: "workers",
-          metric: "batch simulations/s, one process",
-          value: batchRate(one),
-          unit: "per s",
-        },
-        {
-          subject: "workers",
-          metric: "batch simulations/s, --workers 2",
-          value: batchRate(two),
-          unit: "per s",
-        },
+        { subject: "workers", metric: "batch simulations/s, one process", value: rate(one), unit: "per s" },
+        { subject: "workers", metric: "batch simulations/s, --workers 2", value: rate(two), unit: "per s" },
         {
           subject: "workers",
           metric: "--workers 2 / one process (batch throughput)",
-          value: batchRate(two) / batchRate(one),
+          value: rate(two) / rate(one),
           unit: "ratio",
           target: 1.7,
-          note: `on 2 cores; ${limits}`,
+          note: `${bound}; ${load}`,
         },
         {
           subject: "workers",
-          metric: "2 worker processes, coordinator only writing / one process (batch throughput)",
-          value: batchRate(writer) / batchRate(one),
+          metric: "best ratio the cores allow (one process's CPU per simulation)",
+          value: boundSameCpu,
           unit: "ratio",
-          note: `the other shape, not what --workers does; ${describe(writer)}`,
+          note: `${cores} / ${coresBusy(one).toFixed(2)} cores one process keeps busy`,
         },
         {
           subject: "workers",
-          metric: "--workers 2 / one process (whole call: planning, start-up, batch, export, metrics)",
-          value: wholeRate(two) / wholeRate(one),
-          unit: "ratio",
-          note: load,
+          metric: "start-up to first simulation, --workers 2 − one process",
+          value: two.startupMs - one.startupMs,
+          unit: "ms",
+          note: `${one.startupMs.toFixed(0)} ms vs ${two.startupMs.toFixed(0)} ms; ${load}`,
         },
         {
           subject: "workers",
-          metric: "CPU ms per simulation, one process (every process)",
-          value: totalCpu(one) / one.simulations,
+          metric: "CPU ms per simulation, one process (batch, every process)",
+          value: perSimulation(one),
           unit: "ms",
           note: describe(one),
         },
         {
           subject: "workers",
-          metric: "CPU ms per simulation, --workers 2 (every process)",
-          value: totalCpu(two) / two.simulations,
+          metric: "CPU ms per simulation, --workers 2 (batch, every process)",
+          value: perSimulation(two),
           unit: "ms",
           note: describe(two),
         },
@@ -362,13 +540,7 @@ export const workersBench: BenchModule = {
   },
 };
 
-if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--measure") {
-  const { dataDir, settings } = JSON.parse(process.argv[3]!) as {
-    dataDir: string;
-    settings: WorkersSettings;
-  };
-  process.stdout.write(`${JSON.stringify(await measure(dataDir, settings))}\n`);
-} else if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--provider") {
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--provider") {
   await serveProvider(Number(process.argv[3]));
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const dataDir = process.env.TAU_DATA_DIR ?? join(import.meta.dirname, "..", "..", "shared", "tau2-data");

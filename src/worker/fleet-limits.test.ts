@@ -131,4 +131,27 @@ describe.skipIf(!redisPresent)("fleet limits on a real redis-server (skipped: no
     calls.finishOne();
     await Promise.all([holding, waiting]);
   }, 60_000);
+
+  it("a run's limit is forgotten once the worker holds and waits for nothing of it; a later call makes it again", async () => {
+    const calls = provider();
+    const limits = fleet("forgetful", 300);
+    const client = limits.wrap("run3", "local", 2, calls.client);
+    const first = call(client);
+    await until(() => calls.active === 1);
+    expect(limits.size).toBe(1);
+    // In flight, it is kept through several renewals.
+    const started = Date.now();
+    await until(() => Date.now() - started > 400);
+    expect(limits.size).toBe(1);
+    calls.finishOne();
+    await first;
+    // Idle: the next renewal round drops it (its state stays in Redis).
+    await until(() => limits.size === 0);
+    expect(Number(await connect().hget("taubench:fleet:run3:local", "limit"))).toBeGreaterThan(0);
+    const second = call(client);
+    await until(() => calls.active === 1);
+    expect(limits.stats("run3").get("local")).toMatchObject({ inFlight: 1, waiting: 0 });
+    calls.finishOne();
+    await second;
+  }, 60_000);
 });

@@ -155,6 +155,11 @@ class FleetLimit {
     return this.waiters.length;
   }
 
+  /** Nothing held, nothing waiting, no request on its way: it can be forgotten (Redis keeps the limit). */
+  idle(): boolean {
+    return this.held.size === 0 && this.waiters.length === 0 && !this.pumping;
+  }
+
   /** Takes leases for the waiters, in order, while Redis grants them; otherwise waits for a wake-up. */
   private async pump(): Promise<void> {
     if (this.pumping) return;
@@ -261,10 +266,18 @@ export class FleetLimits {
     return limit;
   }
 
+  /** Renews the leases held; forgets the limits of runs this worker no longer calls for (finished, idle). */
   private renew(): void {
-    for (const limit of this.limits.values())
+    for (const [stateKey, limit] of this.limits) {
       if (limit.held.size > 0)
         void this.commands.tauFleetRenew(limit.leasesKey, this.leaseMs, ...limit.held).catch(() => 0);
+      else if (limit.idle()) this.limits.delete(stateKey);
+    }
+  }
+
+  /** How many (run, provider) limits this worker keeps now. */
+  get size(): number {
+    return this.limits.size;
   }
 
   /** A {@link ProviderScheduler} for one run whose limits are the fleet's. */
@@ -281,12 +294,14 @@ export class FleetLimits {
 
   /** A client whose calls hold a lease of the fleet's limit for the model's provider. */
   wrap(runId: string, key: string, max: number, client: LlmClient): LlmClient {
-    const limit = this.limit(runId, key, max);
+    // Looked up per call: an idle limit is forgotten, and the next call makes it again.
+    const limitNow = () => this.limit(runId, key, max);
     const decrease = () => this.decrease(runId, key, max);
     return {
       model: client.model,
       ...(client.endpoint ? { endpoint: client.endpoint.bind(client) } : {}),
       async generate(request: LlmRequest): Promise<LlmResponse> {
+        const limit = limitNow();
         const lease = await limit.acquire(request.signal);
         let success = false;
         try {

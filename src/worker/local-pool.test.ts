@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runTauSync } from "../cli/e2e-harness.ts";
+import { runTau, runTauSync } from "../cli/e2e-harness.ts";
 import type { SimulationRun } from "../core/simulation.ts";
 import { runEvaluation } from "../runner/evaluate.ts";
+import { type FakeRequest, startFakeProvider } from "../testing/fake-provider.ts";
 import { offlineEvaluation } from "../testing/run-config.ts";
 import { UnitHost, WorkerRefusedError } from "./host.ts";
 import { localWorkers } from "./local-pool.ts";
@@ -128,5 +129,71 @@ describe.skipIf(!dataDir)("tau run --workers from the command line (skipped: TAU
     expect(both.stderr.trim()).toBe(
       "tau: --workers and --queue exclude each other (queue workers are started with tau worker)",
     );
+  }, 120_000);
+
+  it("an --agent-url agent runs with --workers 2: the coordinator and the worker each call the URL", async () => {
+    const agentCalls = new Map<string, number>();
+    // Three calls per conversation: the user opens, the agent answers, the user stops.
+    // Slow enough that the worker (started from the sources, through tsx) is ready before the end.
+    const fake = await startFakeProvider({
+      record: false,
+      latencyMs: 300,
+      handler: (request: FakeRequest) => {
+        const messages = request.body.messages ?? [];
+        const system = String(messages[0]?.content ?? "");
+        if (!system.includes("###STOP###")) {
+          const key = `${request.model} ${request.headers.authorization}`;
+          agentCalls.set(key, (agentCalls.get(key) ?? 0) + 1);
+          return { text: "Noted, thank you." };
+        }
+        return { text: messages.length <= 2 ? "Hello, I need help." : "That is all. ###STOP###" };
+      },
+    });
+    try {
+      const folder = mkdtempSync(join(tmpdir(), "tau-workers-url-"));
+      const tasks = ["create_task_1", "update_task_1", "impossible_task_1"];
+      const result = await runTau(
+        [
+          "run",
+          "--domain",
+          "mock",
+          "--task-ids",
+          ...tasks,
+          "--num-trials",
+          "20",
+          "--agent-url",
+          fake.openaiBaseUrl,
+          "--user-llm",
+          "local/fake",
+          "--llm-base-url",
+          fake.openaiBaseUrl,
+          "--judge",
+          "none",
+          "--no-preflight",
+          "--max-concurrency",
+          "12",
+          "--workers",
+          "2",
+          "--save-to",
+          join(folder, "r.json"),
+        ],
+        { cwd: folder, env: { TAU_DATA_DIR: dataDir!, TAU_AGENT_API_KEY: "agent-key" } },
+      );
+      expect(result.status, result.stderr).toBe(0);
+      const results = JSON.parse(readFileSync(join(folder, "r.json"), "utf8"));
+      expect(results.info.agent_info.implementation).toBe("chat_completions_agent");
+      expect(results.simulations).toHaveLength(60);
+      expect(results.simulations.every((s: SimulationRun) => s.termination_reason === "user_stop")).toBe(
+        true,
+      );
+      // Every agent turn reached the URL with the key, from both processes (the split is in the note).
+      expect([...agentCalls.keys()]).toEqual(["taubench-agent Bearer agent-key"]);
+      expect(agentCalls.get("taubench-agent Bearer agent-key")).toBe(60);
+      const split = /local workers: (\d+) .*, (\d+) in/.exec(result.stderr);
+      expect(Number(split![1]) + Number(split![2])).toBe(60);
+      expect(Number(split![2])).toBeGreaterThan(0);
+    } finally {
+      await fake.close();
+    }
   }, 120_000);
 });

@@ -2,8 +2,10 @@
  * `tau run --workers N`: the run's attempts spread over N processes on this
  * machine, one core each: the coordinator itself and N-1 worker processes
  * (Node child processes). The coordinator runs attempts from the first moment,
- * the children as soon as they have planned the run; each unit goes to the
- * process with the fewest in flight, so a busier process gets fewer. Units
+ * the children (forked before the coordinator plans) as soon as they have
+ * planned the run; each unit goes to the process with the fewest in flight,
+ * weighed by how busy its event loop is (see `busyness`), so a busier process
+ * gets fewer. Units
  * given to a child that is still starting wait in the coordinator, which takes
  * them back one for each attempt it finishes meanwhile. A child sends back a
  * simulation as its checkpoint line, which the coordinator writes as is, with
@@ -16,6 +18,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { UrlAgentSpec } from "../agents/url-agent.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import { packageVersion } from "../core/results-file.ts";
 import type { SimulationRun } from "../core/simulation.ts";
@@ -27,6 +30,7 @@ import type { ExecutorFactory, ExecutorHooks, UnitExecutor } from "../runner/uni
 import { UnitHost } from "./host.ts";
 import {
   encodeConfig,
+  LOAD_INTERVAL_MS,
   type FromWorker,
   fromCloneable,
   type LocalOutcome,
@@ -37,13 +41,25 @@ import {
   type UnitRef,
 } from "./protocol.ts";
 
-/** How a child is started: the compiled entry as is, the TypeScript one through tsx (sources, tests). */
-function childEntry(): { path: string; execArgv: string[] } {
+/**
+ * Starts a worker process: the compiled entry with this process's Node options (as `fork` does by
+ * default: `--max-old-space-size`, `--cpu-prof`, … reach the workers too), or the TypeScript one
+ * through tsx (sources, tests). It waits, holding nothing of this process's life, for its run.
+ */
+function forkWorker(): ChildProcess {
   const fromSources = import.meta.url.endsWith(".ts");
   const path = fileURLToPath(new URL(fromSources ? "./child-main.ts" : "./child-main.js", import.meta.url));
-  if (!fromSources) return { path, execArgv: [] };
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-  return { path, execArgv: ["--import", tsx] };
+  const tsx = fromSources ? pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href : null;
+  const child = fork(path, [], {
+    ...(tsx ? { execArgv: ["--import", tsx] } : {}),
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // V8's structured clone: a checkpoint line crosses as a string, not escaped inside JSON.
+    serialization: "advanced",
+  });
+  // Until a run takes it, it must not keep this process alive (a run with nothing to do never does).
+  child.unref();
+  child.channel?.unref();
+  return child;
 }
 
 /** The simulation of a child's outcome (its slim copy carrying its checkpoint line), or its error rebuilt and thrown. */
@@ -66,6 +82,8 @@ interface Pending {
 interface Slot {
   /** Attempts it holds now (a starting child's waiting ones included). */
   readonly inFlight: number;
+  /** How busy its event loop was of late (0–1; see {@link LOAD_INTERVAL_MS}). */
+  utilization: number;
   /** Takes attempts (false once a child exited or could not start). */
   readonly usable: boolean;
   run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun>;
@@ -75,6 +93,7 @@ interface Slot {
 /** The coordinator's own process as a slot: attempts run on its plan, as in a one-process run. */
 class HereSlot implements Slot {
   inFlight = 0;
+  utilization = 0;
   finished = 0;
 
   constructor(
@@ -110,6 +129,7 @@ class ChildSlot implements Slot {
   ready = false;
   alive = true;
   finished = 0;
+  utilization = 0;
   private nextId = 0;
   private readonly outbox = new Outbox<ToWorker>((messages) => {
     if (this.alive && this.child.connected) this.child.send(messages);
@@ -118,7 +138,10 @@ class ChildSlot implements Slot {
   constructor(
     readonly name: string,
     readonly child: ChildProcess,
-  ) {}
+  ) {
+    child.ref();
+    child.channel?.ref();
+  }
 
   get inFlight(): number {
     return this.pending.size + this.waiting.length;
@@ -167,44 +190,58 @@ class ChildSlot implements Slot {
   }
 }
 
+/**
+ * How loaded a slot looks to the dispatcher: its attempts in flight, weighed by how busy its event
+ * loop is. Alike processes share the attempts evenly; a process whose loop is saturated (the
+ * coordinator also writes every simulation and handles every event) gets fewer, so at a CPU-bound
+ * setting the work moves to where there is CPU left, and neither loop holds the other up.
+ */
+function busyness(slot: Slot): number {
+  return (slot.inFlight + 1) / Math.max(0.02, 1 - slot.utilization);
+}
+
 /** The coordinator and its children; {@link LocalPool.run} hands each attempt to the least busy. */
 class LocalPool implements UnitExecutor {
   private readonly here: HereSlot;
   private readonly children: ChildSlot[] = [];
   private readonly slots: Slot[];
+  private readonly loadTimer: NodeJS.Timeout;
 
   constructor(
     private readonly hooks: ExecutorHooks,
     here: UnitHost,
-    childCount: number,
+    children: ChildProcess[],
     descriptor: RunDescriptor,
-    options: Required<LocalWorkersOptions>,
+    options: { coordinatorRuns: boolean },
   ) {
     this.here = new HereSlot(options.coordinatorRuns, here, () => this.takeWaiting());
     this.slots = [this.here];
-    const entry = childEntry();
-    for (let index = 0; index < childCount; index++) {
-      const child = fork(entry.path, [], {
-        execArgv: entry.execArgv,
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-        // V8's structured clone: a checkpoint line crosses as a string, not escaped inside JSON.
-        serialization: "advanced",
-      });
+    let last = performance.eventLoopUtilization();
+    this.loadTimer = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      this.here.utilization = performance.eventLoopUtilization(now, last).utilization;
+      last = now;
+    }, LOAD_INTERVAL_MS);
+    this.loadTimer.unref();
+    for (const [index, child] of children.entries()) {
       const slot = new ChildSlot(`local worker ${index + 1}`, child);
       child.on("message", (messages: FromWorker[]) => {
         for (const message of messages) this.onMessage(slot, message);
       });
       child.on("exit", (code, signal) => this.onExit(slot, signal ?? `code ${code}`));
-      slot.send({ type: "open", descriptor });
       this.children.push(slot);
       this.slots.push(slot);
+      // Forked early, it may have died before the run came (its exit event is past).
+      if (child.exitCode !== null || child.signalCode !== null)
+        queueMicrotask(() => this.onExit(slot, child.signalCode ?? `code ${child.exitCode}`));
+      else slot.send({ type: "open", descriptor });
     }
   }
 
   run(unit: WorkUnit, signal: AbortSignal): Promise<SimulationRun> {
     let best: Slot | null = null;
     for (const slot of this.slots)
-      if (slot.usable && (best === null || slot.inFlight < best.inFlight)) best = slot;
+      if (slot.usable && (best === null || busyness(slot) < busyness(best))) best = slot;
     // No child left and the coordinator kept out: it runs them rather than fail the run.
     best ??= this.here;
     return best.run(unit, signal);
@@ -233,6 +270,9 @@ class LocalPool implements UnitExecutor {
     switch (message.type) {
       case "ready":
         from.becameReady();
+        return;
+      case "load":
+        from.utilization = message.utilization;
         return;
       case "refused":
         this.lost(from, `${from.name} could not take the run: ${message.message}`);
@@ -291,6 +331,7 @@ class LocalPool implements UnitExecutor {
 
   /** Asks every child to leave (it exits when its channel closes), killing the ones that linger. */
   async close(): Promise<void> {
+    clearInterval(this.loadTimer);
     const children = this.children.map((child) => child.finished);
     if (this.here.finished + children.reduce((sum, count) => sum + count, 0) > 0)
       this.hooks.note(
@@ -319,6 +360,11 @@ class LocalPool implements UnitExecutor {
 /** Settings of {@link localWorkers}. */
 export interface LocalWorkersOptions {
   /**
+   * An agent behind a URL (`--agent-url`, `--agent-a2a`): each worker process builds it from this
+   * spec (with the `TAU_AGENT_API_KEY` it inherits), as a queue worker does.
+   */
+  agent?: UrlAgentSpec;
+  /**
    * Whether the coordinator runs simulations itself (default true: `count` processes are it and
    * `count - 1` workers). False starts `count` workers and keeps the coordinator to the writing.
    */
@@ -327,7 +373,8 @@ export interface LocalWorkersOptions {
 
 /**
  * Runs a plan's units in `count` processes of this machine: this one and `count - 1` worker
- * processes; `llm` is how every process builds its model clients.
+ * processes; `llm` is how every process builds its model clients. The worker processes start
+ * now, so they load their code while this process plans the run; they wait for it to be planned.
  */
 export function localWorkers(
   count: number,
@@ -335,10 +382,25 @@ export function localWorkers(
   options: LocalWorkersOptions = {},
 ): ExecutorFactory {
   const coordinatorRuns = options.coordinatorRuns ?? true;
+  const agent = options.agent;
+  const childCount = Math.max(0, coordinatorRuns ? count - 1 : count);
+  let early: ChildProcess[] | null = Array.from({ length: childCount }, forkWorker);
   return async (plan, hooks): Promise<UnitExecutor> => {
+    // The first run takes the processes started early; a later one (the factory reused) starts its own.
+    const children = early ?? Array.from({ length: childCount }, forkWorker);
+    early = null;
+    let config: string;
+    try {
+      // An agent behind a URL is rebuilt by each worker from its spec (the name stands in for it here).
+      config = encodeConfig(agent ? { ...plan.config, agent: agent.protocol } : plan.config);
+    } catch (error) {
+      for (const child of children) child.kill();
+      throw error;
+    }
     const descriptor: RunDescriptor = {
       runId: randomUUID(),
-      config: encodeConfig(plan.config),
+      config,
+      ...(agent ? { agent } : {}),
       llm,
       version: packageVersion(),
       // Same machine, same files: the workers' plans are the coordinator's (a digest would cost a DB hash).
@@ -350,9 +412,7 @@ export function localWorkers(
       if (event.type === "rate_limited") pool?.rateLimited(event.model);
     };
     const here = UnitHost.forPlan(descriptor.runId, plan, llm, { onLlmEvent });
-    pool = new LocalPool(hooks, here, Math.max(0, coordinatorRuns ? count - 1 : count), descriptor, {
-      coordinatorRuns,
-    });
+    pool = new LocalPool(hooks, here, children, descriptor, { coordinatorRuns });
     return pool;
   };
 }

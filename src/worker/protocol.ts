@@ -80,7 +80,7 @@ export function encodeConfig(config: RunConfig): string {
   for (const kind of ["agent", "user"] as const) {
     if (typeof config[kind] !== "string")
       throw new UsageError(
-        `--workers and --queue need the ${kind} as a registered name or a module path (a definition object cannot cross processes; --agent-url / --agent-a2a agents work with --queue, not with --workers)`,
+        `--workers and --queue need the ${kind} as a registered name or a module path (a definition object cannot cross processes; --agent-url and --agent-a2a agents travel as their URL)`,
       );
   }
   return pyDumps(config);
@@ -166,9 +166,13 @@ export type ToWorker =
   | { type: "abort"; id: number }
   | { type: "rate_limited"; model: string };
 
+/** How often a local worker process tells its event loop's utilization (and the coordinator measures its own). */
+export const LOAD_INTERVAL_MS = 250;
+
 /** Local worker process → coordinator (sent in batches, see {@link Outbox}). */
 export type FromWorker =
   | { type: "ready" }
+  | { type: "load"; utilization: number }
   | { type: "refused"; message: string }
   | { type: "llm"; event: LlmEvent }
   | { type: "outcome"; id: number; outcome: LocalOutcome };

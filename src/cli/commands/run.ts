@@ -383,17 +383,18 @@ async function executorFromFlags(
       "--workers and --queue exclude each other (queue workers are started with tau worker)",
     );
   const llm = evaluation.llm ?? {};
+  // An agent behind a URL travels as its spec: each worker calls the URL itself.
+  const agent = urlAgentSpecFromFlags(options);
+  const withAgent = agent === null ? {} : { agent };
   if (options.queue !== undefined) {
     const { queueExecutor } = await import("../../worker/queue.ts");
-    // An agent behind a URL travels as its spec: each worker calls the URL itself.
-    const agent = urlAgentSpecFromFlags(options);
-    return { executor: queueExecutor(options.queue, llm, agent === null ? {} : { agent }) };
+    return { executor: queueExecutor(options.queue, llm, withAgent) };
   }
   if (options.workers === undefined) return {};
   const count = parseIntegerOption("--workers", options.workers, 1);
   if (count === 1) return {};
   const { localWorkers } = await import("../../worker/local-pool.ts");
-  return { executor: localWorkers(count, llm) };
+  return { executor: localWorkers(count, llm, withAgent) };
 }
 
 /** Registers `tau run`. */
