@@ -13,6 +13,7 @@ import {
   metricsAsDict,
   passAtKForTask,
   passHatKForTask,
+  passKSeriesForTask,
 } from "./index.ts";
 
 let counter = 0;
@@ -301,5 +302,29 @@ describe("comparePassHat1", () => {
     const [low, high] = first.interval!;
     expect(low).toBeLessThanOrEqual(first.meanDifference!);
     expect(high).toBeGreaterThanOrEqual(first.meanDifference!);
+  });
+});
+
+describe("pass^k at thousands of trials", () => {
+  it("the series equals the one-k formulas, and large binomials divide as Python does", () => {
+    for (const [n, c] of [
+      [1, 0],
+      [4, 1],
+      [7, 7],
+      [32, 19],
+      [300, 250],
+    ] as const) {
+      const series = passKSeriesForTask(n, c, n);
+      for (let k = 1; k <= n; k++) {
+        expect(series.passHatK[k - 1]).toBe(passHatKForTask(n, c, k));
+        expect(series.passAtK[k - 1]).toBe(passAtKForTask(n, c, k));
+      }
+    }
+    // Operands far beyond a double (Number() of either is Infinity); the expected values are
+    // Python's math.comb(c, k) / math.comb(n, k).
+    expect(passHatKForTask(2000, 1800, 500)).toBe(2.8134678024695736e-27);
+    expect(passKSeriesForTask(2000, 1800, 500).passHatK[499]).toBe(2.8134678024695736e-27);
+    expect(passHatKForTask(2000, 1500, 700)).toBe(5.945817946187131e-113);
+    expect(passHatKForTask(5001, 5000, 4000)).toBe(0.2001599680063987);
   });
 });

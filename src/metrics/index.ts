@@ -115,9 +115,24 @@ export function binomial(n: number, k: number): bigint {
   return result;
 }
 
-// Python divides the exact integers; for the trial counts met in practice both fit a double exactly.
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * `numerator / denominator` rounded to the nearest double, as Python's true division of two ints
+ * is. Small operands are exact doubles already; larger ones (C(2000, 500) has 487 digits) are
+ * divided as integers, scaled so the quotient keeps 55 significant bits plus a sticky bit for the
+ * remainder, which makes the one rounding to a double the correct one.
+ */
 function ratio(numerator: bigint, denominator: bigint): number {
-  return Number(numerator) / Number(denominator);
+  if (numerator <= MAX_EXACT && denominator <= MAX_EXACT) return Number(numerator) / Number(denominator);
+  if (numerator === 0n) return 0;
+  const shift = Math.max(0, 55 - (numerator.toString(2).length - denominator.toString(2).length));
+  const scaled = numerator << BigInt(shift);
+  let quotient = scaled / denominator;
+  if (quotient * denominator !== scaled) quotient |= 1n;
+  // Two steps so neither power of two overflows; below the normal range it rounds twice (≈ 1e-308).
+  const half = Math.floor(shift / 2);
+  return Number(quotient) / 2 ** half / 2 ** (shift - half);
 }
 
 /** pass^k of one task: C(c, k) / C(n, k). */
@@ -128,6 +143,33 @@ export function passHatKForTask(trials: number, successes: number, k: number): n
 /** pass@k of one task: 1 − C(n − c, k) / C(n, k). */
 export function passAtKForTask(trials: number, successes: number, k: number): number {
   return 1 - ratio(binomial(trials - successes, k), binomial(trials, k));
+}
+
+/**
+ * pass^k and pass@k of one task for k = 1..maxK, the same values as {@link passHatKForTask} and
+ * {@link passAtKForTask}, with each binomial from the one before (C(n, k) = C(n, k−1)·(n−k+1)/k):
+ * linear in maxK instead of quadratic, which matters at thousands of trials.
+ */
+export function passKSeriesForTask(
+  trials: number,
+  successes: number,
+  maxK: number,
+): { passHatK: number[]; passAtK: number[] } {
+  const passHatK: number[] = [];
+  const passAtK: number[] = [];
+  let all = 1n;
+  let good = 1n;
+  let bad = 1n;
+  const failures = trials - successes;
+  for (let k = 1; k <= maxK; k++) {
+    const step = BigInt(k);
+    all = k > trials ? 0n : (all * BigInt(trials - k + 1)) / step;
+    good = k > successes ? 0n : (good * BigInt(successes - k + 1)) / step;
+    bad = k > failures ? 0n : (bad * BigInt(failures - k + 1)) / step;
+    passHatK.push(ratio(good, all));
+    passAtK.push(1 - ratio(bad, all));
+  }
+  return { passHatK, passAtK };
 }
 
 function mean(values: readonly number[]): number | null {
@@ -230,23 +272,15 @@ export function computeMetrics(
   const smallest = counts.length ? Math.min(...counts) : 0;
   const requested = options.numTrials ?? (counts.length ? Math.max(...counts) : 0);
   const maxK = Math.min(requested, smallest);
-  const passHatK: number[] = [];
-  const passAtK: number[] = [];
-  for (let k = 1; k <= maxK; k++) {
-    passHatK.push(mean(perTask.map((t) => passHatKForTask(t.trials, t.successes, k)))!);
-    passAtK.push(mean(perTask.map((t) => passAtKForTask(t.trials, t.successes, k)))!);
-  }
+  const series = perTask.map((t) => passKSeriesForTask(t.trials, t.successes, maxK));
+  const hatColumns = Array.from({ length: maxK }, (_, i) => series.map((t) => t.passHatK[i]!));
+  const atColumns = Array.from({ length: maxK }, (_, i) => series.map((t) => t.passAtK[i]!));
+  const passHatK = hatColumns.map((column) => mean(column)!);
+  const passAtK = atColumns.map((column) => mean(column)!);
   const resamples = options.resamples ?? DEFAULT_RESAMPLES;
   const seed = options.seed ?? DEFAULT_SEED;
   const level = options.level ?? DEFAULT_INTERVAL_LEVEL;
-  const ks = Array.from({ length: maxK }, (_, i) => i + 1);
-  const intervals = bootstrapMeans(
-    [
-      ...ks.map((k) => perTask.map((t) => passHatKForTask(t.trials, t.successes, k))),
-      ...ks.map((k) => perTask.map((t) => passAtKForTask(t.trials, t.successes, k))),
-    ],
-    { resamples, seed, level },
-  );
+  const intervals = bootstrapMeans([...hatColumns, ...atColumns], { resamples, seed, level });
   const passHatKIntervals = intervals.slice(0, maxK) as [number, number][];
   const passAtKIntervals = intervals.slice(maxK) as [number, number][];
   // maxK can be 0 with evaluated tasks (num_trials 0 in an odd file); pass^1 keeps its interval then.

@@ -7,7 +7,7 @@
  * fewer than n results — as upstream reports it, so numbers compare with
  * published τ-bench runs.
  */
-import { isSuccessful, passHatKForTask } from "./index.ts";
+import { isSuccessful, passKSeriesForTask } from "./index.ts";
 
 /** What the formula reads of a result. */
 export interface Tau1ResultScore {
@@ -37,10 +37,11 @@ export function tau1Metrics(results: readonly Tau1ResultScore[]): Tau1Metrics {
     total += result.reward;
     successes.set(result.taskId, (successes.get(result.taskId) ?? 0) + (isSuccessful(result.reward) ? 1 : 0));
   }
+  const series = [...successes.values()].map((c) => passKSeriesForTask(numTrials, c, numTrials).passHatK);
   const passHatK: number[] = [];
   for (let k = 1; k <= numTrials; k++) {
     let sum = 0;
-    for (const c of successes.values()) sum += passHatKForTask(numTrials, c, k);
+    for (const task of series) sum += task[k - 1]!;
     passHatK.push(sum / successes.size);
   }
   return {
