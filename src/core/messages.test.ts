@@ -37,12 +37,33 @@ const cases: Record<string, unknown>[] = [
   { timestamp: 0 },
   { is_audio: true, content: "stripped key" },
   { role: "user", content: "role in the fields" },
+  // Tool calls and usage of other shapes.
+  { tool_calls: [{ name: "n", arguments: { a: [1, { b: null }] }, requestor: "user", extra: 1 }] },
+  { tool_calls: [{ name: "n", requestor: "someone" }] },
+  { tool_calls: [{ name: "n", arguments: [1] }] },
+  { tool_calls: [{ name: "n", arguments: JSON.parse('{"__proto__": {"x": 1}, "y": 2}') }] },
+  { tool_calls: [{ id: undefined, name: "n", arguments: undefined, requestor: undefined }] },
+  { tool_calls: [null] },
+  {
+    usage: {
+      extra: "first",
+      prompt_tokens: 2,
+      cache_read_tokens: undefined,
+      reasoning_tokens: new PyFloat(3),
+    },
+  },
+  { usage: { completion_tokens: undefined, prompt_tokens: null } },
+  { usage: { cache_write_tokens: Number.NaN } },
+  { usage: { cache_write_tokens: 4, nested: { a: 1 } } },
+  { usage: [1] },
+  { usage: "x" },
 ];
 
-function outcome(build: () => unknown): { value?: unknown; keys?: string[]; error?: string } {
+function outcome(build: () => unknown): { value?: unknown; order?: string; error?: string } {
   try {
     const value = build();
-    return { value, keys: Object.keys(value as object) };
+    // JSON.stringify keeps insertion order, nested objects' too (toStrictEqual does not look at it).
+    return { value, order: JSON.stringify(value) };
   } catch (error) {
     return { error: (error as Error).message };
   }

@@ -127,10 +127,67 @@ function numberOrNull(value: unknown): number | null | undefined {
   return typeof n === "number" && Number.isFinite(n) ? n : undefined;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    !Object.hasOwn(value, "__proto__")
+  );
+}
+
+const TOOL_CALL_FIELDS = new Set(Object.keys(ToolCall.shape));
+
+/** What ToolCall's parse returns for a call of the usual shape (undefined: only the schema can say). */
+function toolCallOf(value: unknown): ToolCall | undefined {
+  if (!isPlainObject(value)) return undefined;
+  for (const key in value) if (!TOOL_CALL_FIELDS.has(key)) return undefined;
+  const { id, name, arguments: args, requestor } = value;
+  if (id !== undefined && typeof id !== "string") return undefined;
+  if (typeof name !== "string") return undefined;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
+  if (requestor !== undefined && requestor !== "assistant" && requestor !== "user") return undefined;
+  return {
+    id: id ?? "",
+    name,
+    arguments: args === undefined ? {} : { ...args },
+    requestor: requestor ?? "assistant",
+  };
+}
+
+const USAGE_OPTIONAL = ["cache_read_tokens", "cache_write_tokens", "reasoning_tokens"] as const;
+const USAGE_FIELDS = new Set(Object.keys(Usage.shape));
+
+/** A finite number (PyFloat unboxed) as PyNumber makes it; undefined otherwise. */
+function finiteNumber(value: unknown): number | undefined {
+  const n = value instanceof PyFloat ? value.value : value;
+  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+}
+
+/** What Usage's parse returns for usage of the usual shape (undefined: only the schema can say). */
+function usageOf(value: unknown): Usage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const completion = value.completion_tokens === undefined ? 0 : finiteNumber(value.completion_tokens);
+  const prompt = value.prompt_tokens === undefined ? 0 : finiteNumber(value.prompt_tokens);
+  if (completion === undefined || prompt === undefined) return undefined;
+  const out: Usage = { completion_tokens: completion, prompt_tokens: prompt };
+  for (const key of USAGE_OPTIONAL) {
+    if (!(key in value)) continue;
+    if (value[key] === undefined) out[key] = undefined;
+    else {
+      const n = finiteNumber(value[key]);
+      if (n === undefined) return undefined;
+      out[key] = n;
+    }
+  }
+  for (const key in value) if (!USAGE_FIELDS.has(key)) out[key] = value[key];
+  return out;
+}
+
 /**
  * What the message schema's parse returns for fields of the usual shapes, built without it (a
- * model reply makes two messages per call): the same keys in the same order, the same defaults;
- * tool calls and usage still go through their own schemas. Undefined for anything else, which
+ * model reply makes two messages per call): the same keys in the same order, the same defaults,
+ * tool calls and usage built the same way. Undefined for anything else, which
  * the whole schema then parses (and reports, with its own paths).
  */
 function participantMessage(
@@ -149,16 +206,16 @@ function participantMessage(
   if (tool_calls) {
     calls = new Array(tool_calls.length);
     for (let i = 0; i < tool_calls.length; i++) {
-      const parsed = ToolCall.safeParse(tool_calls[i]);
-      if (!parsed.success) return undefined;
-      calls[i] = parsed.data;
+      const call = toolCallOf(tool_calls[i]);
+      if (call === undefined) return undefined;
+      calls[i] = call;
     }
   }
   let parsedUsage: Usage | null = null;
   if (usage !== undefined && usage !== null) {
-    const parsed = Usage.safeParse(usage);
-    if (!parsed.success) return undefined;
-    parsedUsage = parsed.data;
+    const parsed = usageOf(usage);
+    if (parsed === undefined) return undefined;
+    parsedUsage = parsed;
   }
   const message: AssistantMessage | UserMessage = {
     role,
