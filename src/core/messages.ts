@@ -104,12 +104,139 @@ export function hasTextContent(message: { content?: string | null }): boolean {
 
 /** Builds an assistant message with upstream's defaults. */
 export function assistantMessage(fields: Partial<Omit<AssistantMessage, "role">>): AssistantMessage {
-  return AssistantMessage.parse({ role: "assistant", ...fields });
+  return (
+    (participantMessage("assistant", fields) as AssistantMessage | undefined) ??
+    AssistantMessage.parse({ role: "assistant", ...fields })
+  );
 }
 
 /** Builds a user message with upstream's defaults. */
 export function userMessage(fields: Partial<Omit<UserMessage, "role">>): UserMessage {
-  return UserMessage.parse({ role: "user", ...fields });
+  return (
+    (participantMessage("user", fields) as UserMessage | undefined) ??
+    UserMessage.parse({ role: "user", ...fields })
+  );
+}
+
+const PARTICIPANT_FIELDS = new Set(Object.keys(participantFields));
+
+/** A PyNumber field's value as the schema makes it (a finite number or null), or undefined when only the schema can say. */
+function numberOrNull(value: unknown): number | null | undefined {
+  if (value === null || value === undefined) return null;
+  const n = value instanceof PyFloat ? value.value : value;
+  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    !Object.hasOwn(value, "__proto__")
+  );
+}
+
+const TOOL_CALL_FIELDS = new Set(Object.keys(ToolCall.shape));
+
+/** What ToolCall's parse returns for a call of the usual shape (undefined: only the schema can say). */
+function toolCallOf(value: unknown): ToolCall | undefined {
+  if (!isPlainObject(value)) return undefined;
+  for (const key in value) if (!TOOL_CALL_FIELDS.has(key)) return undefined;
+  const { id, name, arguments: args, requestor } = value;
+  if (id !== undefined && typeof id !== "string") return undefined;
+  if (typeof name !== "string") return undefined;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
+  if (requestor !== undefined && requestor !== "assistant" && requestor !== "user") return undefined;
+  return {
+    id: id ?? "",
+    name,
+    arguments: args === undefined ? {} : { ...args },
+    requestor: requestor ?? "assistant",
+  };
+}
+
+const USAGE_OPTIONAL = ["cache_read_tokens", "cache_write_tokens", "reasoning_tokens"] as const;
+const USAGE_FIELDS = new Set(Object.keys(Usage.shape));
+
+/** A finite number (PyFloat unboxed) as PyNumber makes it; undefined otherwise. */
+function finiteNumber(value: unknown): number | undefined {
+  const n = value instanceof PyFloat ? value.value : value;
+  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+}
+
+/** What Usage's parse returns for usage of the usual shape (undefined: only the schema can say). */
+function usageOf(value: unknown): Usage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const completion = value.completion_tokens === undefined ? 0 : finiteNumber(value.completion_tokens);
+  const prompt = value.prompt_tokens === undefined ? 0 : finiteNumber(value.prompt_tokens);
+  if (completion === undefined || prompt === undefined) return undefined;
+  const out: Usage = { completion_tokens: completion, prompt_tokens: prompt };
+  for (const key of USAGE_OPTIONAL) {
+    if (!(key in value)) continue;
+    if (value[key] === undefined) out[key] = undefined;
+    else {
+      const n = finiteNumber(value[key]);
+      if (n === undefined) return undefined;
+      out[key] = n;
+    }
+  }
+  for (const key in value) if (!USAGE_FIELDS.has(key)) out[key] = value[key];
+  return out;
+}
+
+/**
+ * What the message schema's parse returns for fields of the usual shapes, built without it (a
+ * model reply makes two messages per call): the same keys in the same order, the same defaults,
+ * tool calls and usage built the same way. Undefined for anything else, which
+ * the whole schema then parses (and reports, with its own paths).
+ */
+function participantMessage(
+  role: "assistant" | "user",
+  fields: Partial<Omit<AssistantMessage, "role">>,
+): AssistantMessage | UserMessage | undefined {
+  for (const key in fields) if (!PARTICIPANT_FIELDS.has(key)) return undefined;
+  const { content, tool_calls, timestamp, usage, raw_data } = fields;
+  if (content !== undefined && content !== null && typeof content !== "string") return undefined;
+  if (timestamp !== undefined && timestamp !== null && typeof timestamp !== "string") return undefined;
+  if (tool_calls !== undefined && tool_calls !== null && !Array.isArray(tool_calls)) return undefined;
+  const turnIdx = numberOrNull(fields.turn_idx);
+  const cost = numberOrNull(fields.cost);
+  if (turnIdx === undefined || cost === undefined) return undefined;
+  let calls: ToolCall[] | null = null;
+  if (tool_calls) {
+    calls = new Array(tool_calls.length);
+    for (let i = 0; i < tool_calls.length; i++) {
+      const call = toolCallOf(tool_calls[i]);
+      if (call === undefined) return undefined;
+      calls[i] = call;
+    }
+  }
+  let parsedUsage: Usage | null = null;
+  if (usage !== undefined && usage !== null) {
+    const parsed = usageOf(usage);
+    if (parsed === undefined) return undefined;
+    parsedUsage = parsed;
+  }
+  const message: AssistantMessage | UserMessage = {
+    role,
+    content: content ?? null,
+    tool_calls: calls,
+    turn_idx: turnIdx,
+    timestamp: timestamp ?? null,
+    cost,
+    usage: parsedUsage,
+    raw_data: raw_data ?? null,
+  };
+  if ("generation_time_seconds" in fields) {
+    const seconds = fields.generation_time_seconds;
+    if (seconds === undefined) message.generation_time_seconds = undefined;
+    else {
+      const n = numberOrNull(seconds);
+      if (n === undefined) return undefined;
+      message.generation_time_seconds = n;
+    }
+  }
+  return message;
 }
 
 /** The one timestamp format of every file taubench writes: upstream's `get_now()` (local time, microseconds, no zone). */

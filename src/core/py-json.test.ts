@@ -13,6 +13,7 @@ import {
   pyEquals,
   pyFixed,
   pyFloatRepr,
+  pyJsonString,
   pyRepr,
   pyRound,
   pyStr,
@@ -92,6 +93,45 @@ describe(`Python-compatible JSON against CPython ${vectors.python} vectors`, () 
       expect(pyDumps(value, { indent: 2, sortKeys: true }), v.name).toBe(v.indent2_sorted);
       expect(pyDumps(value, { ensureAscii: false }), v.name).toBe(v.no_ascii);
     }
+  });
+
+  it("escapes every code unit of a string as json.dumps does", () => {
+    // Python's rules spelled out: named escapes, \uXXXX (lowercase) for control characters and,
+    // with ensure_ascii, for every code unit from DEL on (a surrogate pair as two, a lone one too).
+    const named: Record<number, string> = {
+      0x22: '\\"',
+      0x5c: "\\\\",
+      0x0a: "\\n",
+      0x0d: "\\r",
+      0x09: "\\t",
+      0x08: "\\b",
+      0x0c: "\\f",
+    };
+    const expected = (c: number, ensureAscii: boolean) =>
+      named[c] ??
+      (c < 0x20 || (ensureAscii && c > 0x7e)
+        ? `\\u${c.toString(16).padStart(4, "0")}`
+        : String.fromCharCode(c));
+    const wrong: string[] = [];
+    for (let c = 0; c <= 0xffff; c++) {
+      const s = `a${String.fromCharCode(c)}`;
+      if (
+        pyJsonString(s) !== `"a${expected(c, true)}"` ||
+        pyJsonString(s, false) !== `"a${expected(c, false)}"`
+      )
+        wrong.push(`U+${c.toString(16)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(pyJsonString("x\u{1f600}")).toBe('"x\\ud83d\\ude00"');
+    // A long text is kept once escaped; the same text (or an equal one) gets the same answer.
+    const long = `${'say "hi"\n'.repeat(400)}\u00e9\u007f`;
+    const once = pyJsonString(long);
+    expect(once).toBe(`"${'say \\"hi\\"\\n'.repeat(400)}\\u00e9\\u007f"`);
+    expect(pyJsonString(`${long} `.slice(0, -1))).toBe(once);
+    // Values that are undefined are left out, in objects and Maps alike.
+    expect(pyDumps({ a: undefined, b: [1, { c: undefined }], d: new Map([["e", undefined]]) })).toBe(
+      '{"b": [1, {}], "d": {}}',
+    );
   });
 
   it("re-lays compact dumps out as indented ones without parsing", () => {

@@ -230,9 +230,41 @@ export interface PyDumpsOptions {
 
 const SAFE_ASCII = /^[ !#-[\]-~]*$/;
 
+/** A code unit that `ensure_ascii` escapes and JSON.stringify leaves as it is (DEL and everything past it). */
+const PAST_ASCII = /[\u007f-\uffff]/;
+const PAST_ASCII_ALL = /[\u007f-\uffff]/g;
+const escapeCodeUnit = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** Texts at least this long are escaped once and kept ({@link LONG_TEXTS_KEPT} at most). */
+const LONG_TEXT = 2048;
+const LONG_TEXTS_KEPT = 8;
+const longTexts = new Map<string, string>();
+
+/**
+ * {@link pyJsonString} with `ensure_ascii`. JSON.stringify escapes quotes, backslashes and control
+ * characters as Python does (named escapes for \b \f \n \r \t, lowercase `\u00xx` for the others,
+ * lone surrogates as `\udxxx`); what it keeps and Python escapes is the code units from DEL on,
+ * escaped here one by one (a surrogate pair as two, as Python writes it).
+ */
+function asciiJsonString(s: string): string {
+  const json = JSON.stringify(s);
+  return PAST_ASCII.test(json) ? json.replace(PAST_ASCII_ALL, escapeCodeUnit) : json;
+}
+
 /** JSON string literal as Python writes it (`ensure_ascii` escapes everything outside space..~). */
 export function pyJsonString(s: string, ensureAscii = true): string {
   if (SAFE_ASCII.test(s)) return `"${s}"`;
+  if (ensureAscii && typeof s === "string") {
+    if (s.length < LONG_TEXT) return asciiJsonString(s);
+    // Long texts repeat (every simulation line carries the same policy): escape each once.
+    let json = longTexts.get(s);
+    if (json === undefined) {
+      if (longTexts.size >= LONG_TEXTS_KEPT) longTexts.clear();
+      json = asciiJsonString(s);
+      longTexts.set(s, json);
+    }
+    return json;
+  }
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -260,6 +292,8 @@ export function pyJsonNumber(value: number, forceFloat: boolean): string {
 
 /** Python `json.dumps(value, sort_keys=…, indent=…, default=str)`. */
 export function pyDumps(value: unknown, options: PyDumpsOptions = {}): string {
+  if (options.indent === undefined && !options.sortKeys)
+    return compactDump(value, options.ensureAscii ?? true);
   const parts: string[] = [];
   writeValue(value, options, parts, 0);
   return parts.join("");
@@ -347,6 +381,54 @@ function entriesOf(value: object, sortKeys: boolean): [string, unknown][] {
     value instanceof Map ? [...value.entries()] : Object.entries(value as Record<string, unknown>);
   if (sortKeys) entries.sort((a, b) => compareCodePoints(a[0], b[0]));
   return entries;
+}
+
+/**
+ * {@link writeValue}'s text for the single-line layout in insertion order, the common case
+ * (checkpoint lines, tool outputs, cache keys), built by concatenation without the entry lists.
+ */
+function compactDump(value: unknown, ensureAscii: boolean): string {
+  if (value === null || value === undefined) return "null";
+  switch (typeof value) {
+    case "string":
+      return pyJsonString(value, ensureAscii);
+    case "number":
+      return pyJsonNumber(value, false);
+    case "boolean":
+      return value ? "true" : "false";
+    case "bigint":
+      return value.toString();
+    case "object":
+      break;
+    default:
+      return pyJsonString(String(value), ensureAscii);
+  }
+  if (value instanceof PyFloat) return pyJsonNumber(value.value, true);
+  if (value instanceof RawJson) return value.json;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    let out = `[${compactDump(value[0], ensureAscii)}`;
+    for (let i = 1; i < value.length; i++) out += `, ${compactDump(value[i], ensureAscii)}`;
+    return `${out}]`;
+  }
+  if (value instanceof Date) return pyJsonString(value.toISOString(), ensureAscii);
+  let out = "{";
+  if (value instanceof Map) {
+    for (const [key, item] of value) {
+      if (item === undefined) continue;
+      out += `${out.length > 1 ? ", " : ""}${pyJsonString(key, ensureAscii)}: ${compactDump(item, ensureAscii)}`;
+    }
+  } else {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const item = record[key];
+      if (item === undefined) continue;
+      out += `${out.length > 1 ? ", " : ""}${pyJsonString(key, ensureAscii)}: ${compactDump(item, ensureAscii)}`;
+    }
+  }
+  return `${out}}`;
 }
 
 function writeValue(value: unknown, options: PyDumpsOptions, out: string[], depth: number): void {

@@ -527,9 +527,16 @@ export class Orchestrator {
     return this.finalize();
   }
 
-  /** The trajectory as recorded: deep copies numbered 0..n-1 (insertion order, which is timestamp order). */
+  /**
+   * The trajectory as recorded: copies numbered 0..n-1 (insertion order, which is timestamp order).
+   * Shallow: the episode is over when this is called, nothing changes its messages any more.
+   */
   getTrajectory(): Message[] {
-    return this.trajectory.map((message, index) => ({ ...deepClone(message), turn_idx: index }));
+    const trajectory = this.trajectory;
+    const out = new Array<Message>(trajectory.length);
+    for (let index = 0; index < trajectory.length; index++)
+      out[index] = { ...trajectory[index]!, turn_idx: index };
+    return out;
   }
 
   /** Builds the `SimulationRun` (spec §2.8); `reward_info` stays null until graded. */

@@ -64,7 +64,9 @@ const airline = (db: DbState<any>) => db.root as AirlineRoot;
 
 /** Python `d[key]` (KeyError text = the key's repr). */
 function item<V>(map: { has(key: string): boolean; get(key: string): V | undefined }, key: unknown): V {
-  return getOrRaise(map, key, pyRepr(key));
+  // The message (a repr) is made only when the key is missing.
+  if (!hasKey(map, key)) throw new ToolError(pyRepr(key));
+  return map.get(key)!;
 }
 
 /**
