@@ -235,13 +235,23 @@ function rows(result: RunProcessResult): BenchResult[] {
       unit: "ratio",
       note: `first simulation start → last end: ${(result.runPhaseMs / 1000).toFixed(2)} s`,
     },
+    // The issue's per-call work (request building, reply validation, checkpoint writes, grading) is
+    // what the run phase spends per call; the fixed costs are the rows below, and both together are
+    // the whole-process row, shown without a target.
     {
       subject,
-      metric: "CPU per model call",
-      value: result.cpuMs / result.modelCalls,
+      metric: "CPU per model call, run phase",
+      value: result.runPhaseCpuMs / result.modelCalls,
       unit: "ms",
       target: CPU_PER_CALL_TARGET_MS,
-      note: `whole process ${(result.cpuMs / 1000).toFixed(1)} s CPU; run phase alone ${(result.runPhaseCpuMs / result.modelCalls).toFixed(2)} ms/call`,
+      note: `${(result.runPhaseCpuMs / 1000).toFixed(1)} s CPU from the first simulation's start to the last one's end`,
+    },
+    {
+      subject,
+      metric: "CPU per model call, whole process",
+      value: result.cpuMs / result.modelCalls,
+      unit: "ms",
+      note: `${(result.cpuMs / 1000).toFixed(1)} s CPU, start-up and the end included`,
     },
     {
       subject,
