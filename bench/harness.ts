@@ -206,7 +206,9 @@ export function heapUsedBytes(): number {
 function formatValue(value: number, unit: BenchResult["unit"]): string {
   switch (unit) {
     case "ms":
-      return value < 0.1 ? `${(value * 1000).toFixed(2)} µs` : `${value.toFixed(value < 10 ? 3 : 1)} ms`;
+      return Math.abs(value) < 0.1
+        ? `${(value * 1000).toFixed(2)} µs`
+        : `${value.toFixed(Math.abs(value) < 10 ? 3 : 1)} ms`;
     case "bytes":
       return value < 10_240 ? `${Math.round(value)} B` : `${(value / 1024).toFixed(1)} KB`;
     case "per s":
