@@ -106,6 +106,39 @@ export function cpuAt(timeline: readonly [number, number][], atMs: number): numb
   return previous[1];
 }
 
+/** The `tau run` options every bench run shares: trials, concurrency, no retries, no progress lines, where. */
+export function benchRunOptions(
+  trials: number,
+  concurrency: number,
+  dataDir: string,
+  resultsPath: string,
+): string[] {
+  return [
+    "--num-trials",
+    String(trials),
+    "--max-concurrency",
+    String(concurrency),
+    "--max-retries",
+    "0",
+    "--retry-delay",
+    "0",
+    "--progress-interval",
+    "3600",
+    "--data-dir",
+    dataDir,
+    "--save-to",
+    resultsPath,
+  ];
+}
+
+/** This process's environment without provider keys and base URLs: they never reach a measured process. */
+export function envWithoutProviderSettings(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !/_API_KEY$|_BASE_URL$/.test(key)) env[key] = value;
+  return env;
+}
+
 /** Runs `tau run` once against a fresh fake provider process. */
 export async function measureRunProcess(
   dataDir: string,
@@ -130,25 +163,14 @@ export async function measureRunProcess(
     "openai/gpt-4.1",
     "--user-llm",
     "openai/gpt-4.1",
-    "--num-trials",
-    String(Math.max(1, Math.round(settings.simulations / airlineTasks))),
-    "--max-concurrency",
-    String(settings.concurrency),
-    "--max-retries",
-    "0",
-    "--retry-delay",
-    "0",
-    "--progress-interval",
-    "3600",
-    "--data-dir",
-    dataDir,
-    "--save-to",
-    resultsPath,
+    ...benchRunOptions(
+      Math.max(1, Math.round(settings.simulations / airlineTasks)),
+      settings.concurrency,
+      dataDir,
+      resultsPath,
+    ),
   ];
-  // The parent's provider keys and base URLs never reach the measured process.
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && !/_API_KEY$|_BASE_URL$/.test(key)) env[key] = value;
+  const env = envWithoutProviderSettings();
   Object.assign(env, {
     OPENAI_API_KEY: "fake-key",
     OPENAI_BASE_URL: transport.baseUrl!,

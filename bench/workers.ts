@@ -33,7 +33,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { BenchContext, BenchModule, BenchResult } from "./harness.ts";
-import { cpuAt, epochMs, tauEntry } from "./run-process.ts";
+import { benchRunOptions, cpuAt, envWithoutProviderSettings, epochMs, tauEntry } from "./run-process.ts";
 
 /** One measurement's settings. */
 interface WorkersSettings {
@@ -266,26 +266,10 @@ async function measure(dataDir: string, settings: WorkersSettings): Promise<Work
     "local/fake",
     "--llm-base-url",
     settings.baseUrl,
-    "--num-trials",
-    String(trials),
-    "--max-concurrency",
-    String(settings.concurrency),
-    "--max-retries",
-    "0",
-    "--retry-delay",
-    "0",
-    "--progress-interval",
-    "3600",
-    "--data-dir",
-    dataDir,
-    "--save-to",
-    resultsPath,
+    ...benchRunOptions(trials, settings.concurrency, dataDir, resultsPath),
     ...(settings.workers > 1 ? ["--workers", String(settings.workers)] : []),
   ];
-  // The parent's provider keys and base URLs never reach the measured process.
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && !/_API_KEY$|_BASE_URL$/.test(key)) env[key] = value;
+  const env = envWithoutProviderSettings();
   try {
     const loadBefore = loadavg()[0]!;
     const spawnedAt = Date.now();
