@@ -103,6 +103,16 @@ describe("renderSummary", () => {
     expect(text).toContain("  task  0 1 2\n  t1    ✓ ✓ ✗\n  t2    ✓ ! ✓");
   });
 
+  it("counts outcomes per task instead of one cell per trial when the trials would not fit a line", () => {
+    const many = Info.parse({ ...info, num_trials: 40 });
+    const runs = Array.from({ length: 40 }, (_, trial) => sim("t1", trial, trial < 30 ? 1 : 0));
+    runs.push(sim("t2", 0, null), sim("t2", 1, 1));
+    const summary = renderSummary({ info: many, tasks, simulations: runs });
+    expect(summary).toContain("Per-task outcomes, counts over 40 trials (");
+    expect(summary).toContain("  task   ✓   ✗   !   ·\n  t1    30  10   0   0\n  t2     1   0   1  38");
+    expect(summary).not.toContain("0 1 2 3 4 5 6 7 8 9 0");
+  });
+
   it("says which texts the models saw", () => {
     // The stamp predates `prompts`: such runs used taubench's own wording.
     expect(text).toContain(

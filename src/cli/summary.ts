@@ -36,6 +36,9 @@ export interface SummaryInput {
 const pct = (part: number, whole: number) => (whole === 0 ? "-" : `${((100 * part) / whole).toFixed(1)}%`);
 const usd = (value: number | null) => (value === null ? "n/a" : `$${value.toFixed(4)}`);
 
+/** Trials up to which the per-task grid has one cell per trial (more would not fit a terminal line). */
+const GRID_MAX_TRIALS = 32;
+
 /** The outcome symbol of one simulation: ✓ success, ✗ failure, ! infrastructure error. */
 export function outcomeSymbol(simulation: SimulationRun | undefined): string {
   if (!simulation) return "·";
@@ -196,17 +199,28 @@ export function renderOutcomeGrid(input: SummaryInput): string[] {
     ...input.simulations.map((simulation) => (simulation.trial ?? 0) + 1),
   );
   const width = Math.min(48, Math.max(4, ...rows.map((id) => id.length)));
-  const out = [`Per-task outcomes (✓ success · ✗ failure · ! infrastructure error · · not run)`];
+  const labelOf = (id: string) => (id.length > width ? `${id.slice(0, width - 1)}…` : id.padEnd(width));
+  const legend = "✓ success · ✗ failure · ! infrastructure error · · not run";
+  const cellsOf = (id: string) =>
+    Array.from({ length: trials }, (_, trial) => outcomeSymbol(byTaskTrial.get(`${id}\u0000${trial}`)));
+  if (trials > GRID_MAX_TRIALS) {
+    // One cell per trial would not fit a terminal line: counts per outcome instead.
+    const symbols = ["✓", "✗", "!", "·"] as const;
+    const digits = String(trials).length + 2;
+    const out = [`Per-task outcomes, counts over ${trials} trials (${legend})`];
+    out.push(`  ${"task".padEnd(width)}${symbols.map((symbol) => symbol.padStart(digits)).join("")}`);
+    for (const id of rows) {
+      const cells = cellsOf(id);
+      const counts = symbols.map((symbol) => String(cells.filter((cell) => cell === symbol).length));
+      out.push(`  ${labelOf(id)}${counts.map((count) => count.padStart(digits)).join("")}`);
+    }
+    return out;
+  }
+  const out = [`Per-task outcomes (${legend})`];
   out.push(
     `  ${"task".padEnd(width)}  ${Array.from({ length: trials }, (_, i) => String(i % 10)).join(" ")}`,
   );
-  for (const id of rows) {
-    const cells = Array.from({ length: trials }, (_, trial) =>
-      outcomeSymbol(byTaskTrial.get(`${id}\u0000${trial}`)),
-    );
-    const label = id.length > width ? `${id.slice(0, width - 1)}…` : id.padEnd(width);
-    out.push(`  ${label}  ${cells.join(" ")}`);
-  }
+  for (const id of rows) out.push(`  ${labelOf(id)}  ${cellsOf(id).join(" ")}`);
   return out;
 }
 
