@@ -88,24 +88,23 @@ export async function exportResults(
   if (options.winnerIds) {
     const scan = await scanWinningLines(checkpointPath, options.winnerIds);
     if (scan) {
-      const info = checkpointInfo(scan, checkpointPath);
-      const imported = info.taubench?.imported_from as { layout?: unknown } | undefined;
+      const { head, imported } = resultsHeadOf(scan, checkpointPath);
       // Back onto an imported dir layout, the full pass below decides what is written.
       if (imported?.layout !== "dir") {
-        const tasks = [...scan.tasks.values()];
-        const head: ResultsHead = { timestamp: scan.run!.created_at, info, tasks, simulation_index: null };
         await writeResultsStream(resultsPath, head, spannedSimulations(checkpointPath, scan.spans));
-        return { path: resultsPath, format: "json", simulations: scan.spans.length, tasks: tasks.length };
+        return {
+          path: resultsPath,
+          format: "json",
+          simulations: scan.spans.length,
+          tasks: head.tasks.length,
+        };
       }
     }
   }
   const state = await loadCheckpointState(checkpointPath);
-  const info = checkpointInfo(state, checkpointPath);
-  const tasks = [...state.tasks.values()];
-  const head: ResultsHead = { timestamp: state.run!.created_at, info, tasks, simulation_index: null };
+  const { head, imported } = resultsHeadOf(state, checkpointPath);
   const expected = state.simulations.size;
-  const outcome = { path: resultsPath, simulations: expected, tasks: tasks.length };
-  const imported = info.taubench?.imported_from as { path?: unknown; layout?: unknown } | undefined;
+  const outcome = { path: resultsPath, simulations: expected, tasks: head.tasks.length };
   if (imported?.layout === "dir" && imported.path === resultsPath) {
     const simulations = winningSimulations(checkpointPath, new Set(state.lines.values()), expected);
     const index = await writeResultsDirStream(resultsPath, head, simulations);
@@ -114,6 +113,24 @@ export async function exportResults(
   }
   await writeResultsStream(resultsPath, head, renderedSimulations(checkpointPath, state.lines, expected));
   return { ...outcome, format: "json" };
+}
+
+/** The results file's head (all but the simulations) from a checkpoint's run and session records, and where it was imported from. */
+function resultsHeadOf(
+  source: Pick<CheckpointState, "run" | "tasks" | "sessions">,
+  checkpointPath: string,
+): { head: ResultsHead; imported: { path?: unknown; layout?: unknown } | undefined } {
+  const info = checkpointInfo(source, checkpointPath);
+  const tasks = [...source.tasks.values()];
+  return {
+    head: { timestamp: source.run!.created_at, info, tasks, simulation_index: null },
+    imported: info.taubench?.imported_from as { path?: unknown; layout?: unknown } | undefined,
+  };
+}
+
+/** A simulation line this version wrote, as its results item: its compact dump re-laid out, not parsed. */
+function renderedItemOf(line: string): RenderedSimulation {
+  return { renderedItem: indentCompactPyJson(line.slice(SIMULATION_LINE_HEAD.length, -1), 2) };
 }
 
 /** Options of {@link exportResults}. */
@@ -131,8 +148,7 @@ async function* spannedSimulations(
   checkpointPath: string,
   spans: readonly LineSpan[],
 ): AsyncGenerator<RenderedSimulation> {
-  for await (const text of readLineSpans(checkpointPath, spans))
-    yield { renderedItem: indentCompactPyJson(text.slice(SIMULATION_LINE_HEAD.length, -1), 2) };
+  for await (const text of readLineSpans(checkpointPath, spans)) yield renderedItemOf(text);
 }
 
 /**
@@ -149,8 +165,7 @@ async function* renderedSimulations(
   let count = 0;
   for await (const { text, lineNumber } of streamLinesAt(checkpointPath, new Set(lines.values()))) {
     count++;
-    if (text.startsWith(SIMULATION_LINE_HEAD) && text.endsWith("}"))
-      yield { renderedItem: indentCompactPyJson(text.slice(SIMULATION_LINE_HEAD.length, -1), 2) };
+    if (text.startsWith(SIMULATION_LINE_HEAD) && text.endsWith("}")) yield renderedItemOf(text);
     else {
       const record = parseCheckpointLine(checkpointPath, lineNumber, text);
       if (record.kind !== "simulation")
