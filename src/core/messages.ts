@@ -122,9 +122,7 @@ const PARTICIPANT_FIELDS = new Set(Object.keys(participantFields));
 
 /** A PyNumber field's value as the schema makes it (a finite number or null), or undefined when only the schema can say. */
 function numberOrNull(value: unknown): number | null | undefined {
-  if (value === null || value === undefined) return null;
-  const n = value instanceof PyFloat ? value.value : value;
-  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+  return value === null || value === undefined ? null : finiteNumber(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
