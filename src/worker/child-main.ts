@@ -6,7 +6,7 @@
  * the coordinator goes away.
  */
 import { UnitHost } from "./host.ts";
-import { type FromWorker, LOAD_INTERVAL_MS, Outbox, type ToWorker } from "./protocol.ts";
+import { type FromWorker, Outbox, type ToWorker, watchLoad } from "./protocol.ts";
 
 const outbox = new Outbox<FromWorker>((messages) => process.send?.(messages));
 
@@ -62,12 +62,7 @@ async function handle(message: ToWorker): Promise<void> {
 }
 
 // How busy this process is: the coordinator gives fewer attempts to the busier of its processes.
-let last = performance.eventLoopUtilization();
-setInterval(() => {
-  const now = performance.eventLoopUtilization();
-  outbox.post({ type: "load", utilization: performance.eventLoopUtilization(now, last).utilization });
-  last = now;
-}, LOAD_INTERVAL_MS).unref();
+watchLoad((utilization) => outbox.post({ type: "load", utilization }));
 
 process.on("message", (messages: ToWorker[]) => {
   for (const message of messages) void handle(message);

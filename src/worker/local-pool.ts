@@ -30,7 +30,6 @@ import type { ExecutorFactory, ExecutorHooks, UnitExecutor } from "../runner/uni
 import { UnitHost } from "./host.ts";
 import {
   encodeConfig,
-  LOAD_INTERVAL_MS,
   type FromWorker,
   fromCloneable,
   type LocalOutcome,
@@ -39,6 +38,7 @@ import {
   rebuildError,
   type ToWorker,
   type UnitRef,
+  watchLoad,
 } from "./protocol.ts";
 
 /**
@@ -82,7 +82,7 @@ interface Pending {
 interface Slot {
   /** Attempts it holds now (a starting child's waiting ones included). */
   readonly inFlight: number;
-  /** How busy its event loop was of late (0–1; see {@link LOAD_INTERVAL_MS}). */
+  /** How busy its event loop was of late (0–1; see {@link watchLoad}). */
   utilization: number;
   /** Takes attempts (false once a child exited or could not start). */
   readonly usable: boolean;
@@ -216,13 +216,9 @@ class LocalPool implements UnitExecutor {
   ) {
     this.here = new HereSlot(options.coordinatorRuns, here, () => this.takeWaiting());
     this.slots = [this.here];
-    let last = performance.eventLoopUtilization();
-    this.loadTimer = setInterval(() => {
-      const now = performance.eventLoopUtilization();
-      this.here.utilization = performance.eventLoopUtilization(now, last).utilization;
-      last = now;
-    }, LOAD_INTERVAL_MS);
-    this.loadTimer.unref();
+    this.loadTimer = watchLoad((utilization) => {
+      this.here.utilization = utilization;
+    });
     for (const [index, child] of children.entries()) {
       const slot = new ChildSlot(`local worker ${index + 1}`, child);
       child.on("message", (messages: FromWorker[]) => {

@@ -169,6 +169,21 @@ export type ToWorker =
 /** How often a local worker process tells its event loop's utilization (and the coordinator measures its own). */
 export const LOAD_INTERVAL_MS = 250;
 
+/**
+ * Calls `report` every {@link LOAD_INTERVAL_MS} with this process's event-loop utilization over
+ * that interval (0–1); the timer keeps no process alive. Returns it, for `clearInterval`.
+ */
+export function watchLoad(report: (utilization: number) => void): NodeJS.Timeout {
+  let last = performance.eventLoopUtilization();
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    report(performance.eventLoopUtilization(now, last).utilization);
+    last = now;
+  }, LOAD_INTERVAL_MS);
+  timer.unref();
+  return timer;
+}
+
 /** Local worker process → coordinator (sent in batches, see {@link Outbox}). */
 export type FromWorker =
   | { type: "ready" }
