@@ -27,7 +27,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -353,27 +353,76 @@ function completion(text: string): Buffer {
   );
 }
 
+/** Picks the reply to a request body: the user simulator's opening or closing turn, or the agent's. */
+function replyTo(body: Buffer, replies: { opening: Buffer; closing: Buffer; agent: Buffer }): Buffer {
+  if (!body.includes("###STOP###")) return replies.agent;
+  let messages = 0;
+  for (let at = body.indexOf('"role":'); at >= 0; at = body.indexOf('"role":', at + 7)) messages++;
+  return messages <= 2 ? replies.opening : replies.closing;
+}
+
+/** A whole HTTP/1.1 response (status line, headers, body) as one buffer. */
+function httpResponse(body: Buffer): Buffer {
+  const head = `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), body]);
+}
+
+const HEADERS_END = Buffer.from("\r\n\r\n");
+
 /**
- * The provider process: answers every chat completion after `latencyMs` with one of three
- * pre-encoded replies. The user simulator's requests carry the stop token in their system prompt:
- * its first turn (system prompt and greeting) opens, its next one stops; the agent gets a reply.
- * Each conversation is so three model calls. Prints its base URL; ends when its stdin closes.
+ * Keep-alive HTTP/1.1 over a raw socket, for the one kind of request the runner sends here (a POST
+ * with a content-length): the provider stands in for a remote service, so the less CPU it takes
+ * from the two cores the measured processes share, the more the bench measures taubench. Anything
+ * else (no content-length, chunked bodies) is answered 400 and ends the connection, so a change on
+ * the client's side fails the bench instead of passing unnoticed.
  */
-async function serveProvider(latencyMs: number): Promise<void> {
-  const opening = completion("Hello, I need help with my tasks.");
-  const closing = completion("That is all. ###STOP###");
-  const agent = completion("Thanks, I have noted that.");
+function rawProvider(latencyMs: number, replies: { opening: Buffer; closing: Buffer; agent: Buffer }) {
+  const responses = {
+    opening: httpResponse(replies.opening),
+    closing: httpResponse(replies.closing),
+    agent: httpResponse(replies.agent),
+  };
+  const byBody = new Map<Buffer, Buffer>([
+    [replies.opening, responses.opening],
+    [replies.closing, responses.closing],
+    [replies.agent, responses.agent],
+  ]);
+  return createNetServer({ noDelay: true }, (socket) => {
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on("error", () => socket.destroy());
+    socket.on("data", (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      for (;;) {
+        const headEnd = pending.indexOf(HEADERS_END);
+        if (headEnd < 0) return;
+        const head = pending.toString("latin1", 0, headEnd).toLowerCase();
+        const match = /\r\ncontent-length: *(\d+)/.exec(head);
+        if (!match || head.includes("transfer-encoding")) {
+          socket.end("HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+          console.error(`bench provider: a request without a content-length: ${head.split("\r\n")[0]}`);
+          pending = Buffer.alloc(0);
+          return;
+        }
+        const bodyStart = headEnd + HEADERS_END.length;
+        const bodyEnd = bodyStart + Number(match[1]);
+        if (pending.length < bodyEnd) return;
+        const response = byBody.get(replyTo(pending.subarray(bodyStart, bodyEnd), replies))!;
+        pending = pending.subarray(bodyEnd);
+        setTimeout(() => {
+          if (!socket.destroyed) socket.write(response);
+        }, latencyMs);
+      }
+    });
+  });
+}
+
+/** The same provider on `node:http` (`BENCH_PROVIDER=http`), for comparison: it costs more CPU per request. */
+function httpProvider(latencyMs: number, replies: { opening: Buffer; closing: Buffer; agent: Buffer }) {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const body = Buffer.concat(chunks);
-      let reply = agent;
-      if (body.includes("###STOP###")) {
-        let messages = 0;
-        for (let at = body.indexOf('"role":'); at >= 0; at = body.indexOf('"role":', at + 7)) messages++;
-        reply = messages <= 2 ? opening : closing;
-      }
+      const reply = replyTo(Buffer.concat(chunks), replies);
       setTimeout(() => {
         response.writeHead(200, { "content-type": "application/json", "content-length": reply.length });
         response.end(reply);
@@ -381,6 +430,25 @@ async function serveProvider(latencyMs: number): Promise<void> {
     });
   });
   server.keepAliveTimeout = 60_000;
+  return server;
+}
+
+/**
+ * The provider process: answers every chat completion after `latencyMs` with one of three
+ * pre-encoded replies. The user simulator's requests carry the stop token in their system prompt:
+ * its first turn (system prompt and greeting) opens, its next one stops; the agent gets a reply.
+ * Each conversation is so three model calls. Prints its base URL; ends when its stdin closes.
+ */
+async function serveProvider(latencyMs: number): Promise<void> {
+  const replies = {
+    opening: completion("Hello, I need help with my tasks."),
+    closing: completion("That is all. ###STOP###"),
+    agent: completion("Thanks, I have noted that."),
+  };
+  const server =
+    process.env.BENCH_PROVIDER === "http"
+      ? httpProvider(latencyMs, replies)
+      : rawProvider(latencyMs, replies);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ baseUrl: `http://127.0.0.1:${port}/v1` })}\n`);
@@ -388,7 +456,8 @@ async function serveProvider(latencyMs: number): Promise<void> {
     // Nothing is asked of it: its CPU is read from /proc.
   }
   server.close();
-  server.closeAllConnections();
+  if ("closeAllConnections" in server) server.closeAllConnections();
+  process.exit(0);
 }
 
 /** Starts the provider process. */
