@@ -17,7 +17,7 @@ import { loadDomain } from "../domains/registry.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import { LlmError } from "./errors.ts";
 import type { LlmEvent } from "./events.ts";
-import { leanPathCounts } from "./openai-chat.ts";
+import { leanPathCounts, leanProbeCounts, SEED_SENTINEL } from "./openai-chat.ts";
 import { BUNDLED_PRICES } from "./prices.ts";
 import { ProviderLlmClient } from "./provider-client.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
@@ -486,6 +486,126 @@ describe.each(PROVIDERS)("lean OpenAI path: request shapes (%s)", (protocol) => 
   it("sends the same bytes for a second call of the same shape (the cached template and tools)", async () => {
     const request = { messages: conversation("policy"), tools: [WEATHER] };
     for (let round = 0; round < 3; round++) expectSame(await both(request, STANDARD_REPLY));
+  });
+});
+
+describe.each(PROVIDERS)("lean OpenAI path: seeds (%s)", (protocol) => {
+  useProvider(protocol);
+  const short: LlmMessage[] = [
+    { role: "system", content: "You are an agent." },
+    { role: "user", content: "hello" },
+  ];
+  const max = Number.MAX_SAFE_INTEGER;
+  /** Integer seeds: zero, negatives, the largest safe ones, the sentinel, and prefixes/suffixes of each other. */
+  const SEEDS = [
+    300,
+    0,
+    -0,
+    1,
+    -1,
+    3,
+    30,
+    3000,
+    13,
+    130,
+    -300,
+    -3,
+    7,
+    77,
+    777,
+    17,
+    71,
+    max,
+    -max,
+    max - 1,
+    2 ** 53 - 10,
+    SEED_SENTINEL,
+    SEED_SENTINEL + 1,
+    SEED_SENTINEL - 1,
+    -SEED_SENTINEL,
+    Math.floor(SEED_SENTINEL / 10),
+    SEED_SENTINEL % 1_000_000,
+    2 ** 31,
+    -(2 ** 31),
+    2 ** 32 + 1,
+  ];
+
+  /**
+   * Sends each request through one SDK-only client and one lean client (so the lean one keeps its
+   * plans across calls); expects the same bytes and results; returns the lean path's probes.
+   */
+  async function seeded(requests: LlmRequest[], modelId = "gpt-4.1") {
+    nextReply = STANDARD_REPLY;
+    const sdkEvents: LlmEvent[] = [];
+    const leanEvents: LlmEvent[] = [];
+    const sdk = makeClient(modelId, true, sdkEvents);
+    const lean = makeClient(modelId, false, leanEvents);
+    const probesBefore = leanProbeCounts.probes;
+    const sentBefore = leanPathCounts.sent;
+    for (const request of requests) {
+      seen.length = 0;
+      const sdkOutcome = await outcomeOf(sdk.generate(request));
+      const sdkRequests = [...seen];
+      seen.length = 0;
+      const leanOutcome = await outcomeOf(lean.generate(request));
+      expect(seen.map((r) => r.body)).toEqual(sdkRequests.map((r) => r.body));
+      expect(seen).toEqual(sdkRequests);
+      expect(leanOutcome).toStrictEqual(sdkOutcome);
+      expect(sdkOutcome.ok).toBe(true);
+    }
+    expect(timeless(leanEvents)).toStrictEqual(timeless(sdkEvents));
+    expect(leanPathCounts.sent - sentBefore).toBe(requests.length);
+    return leanProbeCounts.probes - probesBefore;
+  }
+
+  it("sends the SDK's bytes for many integer seeds of one shape, probing it once", async () => {
+    const requests = SEEDS.map((seed) => ({ messages: short, args: { temperature: 0, seed } }));
+    expect(requests[1]!.messages).toBe(short);
+    expect(await seeded(requests)).toBe(1);
+  });
+
+  it("keeps one plan per shape: seeded and unseeded, with and without tools, other options", async () => {
+    const requests: LlmRequest[] = [];
+    for (const seed of SEEDS.slice(0, 12)) {
+      requests.push({ messages: conversation("policy"), tools: [WEATHER], args: { seed } });
+      requests.push({ messages: short, args: { temperature: 0.5, max_tokens: 64, seed } });
+      requests.push({ messages: short });
+    }
+    expect(await seeded(requests)).toBe(3);
+  });
+
+  it("splices the seed after reasoning-model options (developer role, max_completion_tokens)", async () => {
+    const requests = SEEDS.map((seed) => ({
+      messages: conversation("policy"),
+      tools: [WEATHER],
+      args: { reasoning_effort: "high", temperature: 0, max_tokens: 100, seed },
+    }));
+    expect(await seeded(requests, "o3-mini")).toBe(1);
+  });
+
+  it("probes per value for seeds that are not safe integers", async () => {
+    const seeds = [1.5, -0.25, 2 ** 53, 1e21, 1.5];
+    const requests = seeds.map((seed) => ({ messages: short, args: { seed } }));
+    expect(await seeded(requests)).toBe(4);
+  });
+
+  it("probes per value when another option holds the sentinel's digits", async () => {
+    const seeds = [5, 6, SEED_SENTINEL, 5];
+    const requests = seeds.map((seed) => ({
+      messages: short,
+      args: { seed, stop: [`x${SEED_SENTINEL}`] },
+    }));
+    // The shape itself holds the sentinel, so no shared plan is tried: one probe per seed value.
+    expect(await seeded(requests)).toBe(3);
+  });
+
+  it("sends the SDK's bytes when a header carries the sentinel's digits", async () => {
+    const requests = [5, 6, SEED_SENTINEL].map((seed) => ({
+      messages: short,
+      args: { seed },
+      headers: { "x-seed": String(SEED_SENTINEL) },
+    }));
+    expect(await seeded(requests)).toBe(3);
   });
 });
 

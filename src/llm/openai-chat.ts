@@ -5,7 +5,9 @@
  * The SDK model stays the authority. For each call shape (sampling options,
  * provider options, response format, extra headers) it is asked once, with a
  * one-message probe prompt, for the URL, the headers and the body it would
- * send; the part of that body before `"messages"` is kept as a template. A call
+ * send; the part of that body before `"messages"` is kept as a template (calls
+ * that differ only in an integer seed share one: it is probed with a sentinel
+ * seed, and each call writes its own seed where the sentinel was). A call
  * then only serializes its messages and tools (system prompts and tool schemas
  * once, keyed by content and by schema object) and is sent straight over
  * `node:http`. A reply is checked by hand against what the SDK's response
@@ -54,8 +56,13 @@ export type ChatDialect = "openai" | "compatible";
 interface Plan {
   url: URL;
   headers: Record<string, string>;
-  /** The body up to and including `,"messages":`, as bytes. */
+  /**
+   * The body up to and including `,"messages":`, as bytes; for a plan shared by every integer
+   * seed, the part before the seed's value (see {@link Plan.afterSeed}).
+   */
   head: Buffer;
+  /** For a plan shared by every integer seed: the rest of the head, after the seed's value. */
+  afterSeed?: Buffer;
   systemRole: "system" | "developer";
   warnings: SharedV3Warning[];
   dialect: ChatDialect;
@@ -86,6 +93,17 @@ const PROBE_TEXT = "probe";
 const PROBE_PROMPT: LanguageModelV3Prompt = [{ role: "system", content: PROBE_TEXT }];
 const PROBE_REPLY = '{"choices":[{"index":0,"message":{"content":"probe"}}]}';
 const MESSAGES_KEY = ',"messages":';
+
+/**
+ * The seed a plan for every integer seed is probed with (a safe integer no option is likely to
+ * hold). Its one occurrence in the probed body marks where a call writes its own seed.
+ */
+export const SEED_SENTINEL = 5_871_390_264_117_093;
+const SENTINEL_TEXT = String(SEED_SENTINEL);
+/** The place of the seed in a plan's key when the plan serves every integer seed. */
+const ANY_INTEGER_SEED = "(any integer)";
+/** What a probe for every integer seed returns when the seed cannot be spliced: probe per seed value. */
+const PER_SEED_VALUE = Symbol("per seed value");
 
 /** Bounded caches: cleared when full (call shapes and system prompts of one run are few). */
 const MAX_PLANS = 256;
@@ -133,12 +151,15 @@ class BodyChunks {
 /** How many calls the lean path sent itself and how many replies it read by hand (its tests check both). */
 export const leanPathCounts = { sent: 0, read: 0 };
 
+/** How many times the lean path asked the SDK for a plan (its tests check that seeds share one). */
+export const leanProbeCounts = { probes: 0 };
+
 /** An OpenAI chat model that sends what `sdk` would send, by the lean path where it can (see the module comment). */
 export class LeanOpenAiChatModel implements LanguageModelV3 {
   readonly specificationVersion = "v3";
   readonly provider: string;
   readonly modelId: string;
-  private readonly plans = new Map<string, Promise<Plan | null>>();
+  private readonly plans = new Map<string, Promise<Plan | null | typeof PER_SEED_VALUE>>();
 
   /** `sdk` must be built with {@link routedFetch}. */
   constructor(
@@ -162,6 +183,10 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
     const body = new BodyChunks();
     if (plan === null) return this.sdk.doGenerate(options);
     body.addBytes(plan.head);
+    if (plan.afterSeed !== undefined) {
+      body.add(JSON.stringify(options.seed));
+      body.addBytes(plan.afterSeed);
+    }
     if (!writeMessages(options.prompt, plan, body) || !writeTools(options, body))
       return this.sdk.doGenerate(options);
     body.add("}");
@@ -190,32 +215,51 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
     return sdkFetchOverride.run(answer, () => this.sdk.doGenerate(options));
   }
 
-  private planFor(options: LanguageModelV3CallOptions): Promise<Plan | null> {
-    for (const key of Object.keys(options)) if (!KNOWN_OPTIONS.has(key)) return Promise.resolve(null);
-    const key = JSON.stringify([
-      options.maxOutputTokens,
-      options.temperature,
-      options.stopSequences,
-      options.topP,
-      options.topK,
-      options.presencePenalty,
-      options.frequencyPenalty,
-      options.responseFormat,
-      options.seed,
-      options.headers,
-      options.providerOptions,
-    ]);
+  /**
+   * The plan of this call's shape. Calls that differ only in an integer seed share one plan (each
+   * writes its seed where the probe's sentinel was); other seeds, and shapes whose probe does
+   * not show the sentinel exactly once as the seed, get a plan per seed value.
+   */
+  private async planFor(options: LanguageModelV3CallOptions): Promise<Plan | null> {
+    for (const key of Object.keys(options)) if (!KNOWN_OPTIONS.has(key)) return null;
+    const seed = options.seed;
+    // JSON writes NaN and the infinities as null, which a key could not tell from no seed.
+    if (seed !== undefined && !Number.isFinite(seed)) return null;
+    if (seed !== undefined && Number.isSafeInteger(seed)) {
+      const shared = await this.cachedPlan(shapeKey(options, ANY_INTEGER_SEED), () =>
+        this.probe({ ...options, seed: SEED_SENTINEL }, true),
+      );
+      if (shared !== PER_SEED_VALUE) return shared;
+    }
+    const own = await this.cachedPlan(shapeKey(options, seed), () => this.probe(options, false));
+    return own === PER_SEED_VALUE ? null : own;
+  }
+
+  private cachedPlan(
+    key: string,
+    probe: () => Promise<Plan | null | typeof PER_SEED_VALUE>,
+  ): Promise<Plan | null | typeof PER_SEED_VALUE> {
     let plan = this.plans.get(key);
     if (plan === undefined) {
       if (this.plans.size >= MAX_PLANS) this.plans.clear();
-      plan = this.probe(options);
+      plan = probe();
       this.plans.set(key, plan);
     }
     return plan;
   }
 
-  /** Asks the SDK what it sends for this call shape, with a one-message prompt and no tools. */
-  private async probe(options: LanguageModelV3CallOptions): Promise<Plan | null> {
+  /**
+   * Asks the SDK what it sends for this call shape, with a one-message prompt and no tools. With
+   * `anySeed` (`options.seed` is then {@link SEED_SENTINEL}), the plan serves every integer seed:
+   * the sentinel must appear nowhere but once in the body, right after `"seed":`, and no other
+   * option may hold its digits; else {@link PER_SEED_VALUE}.
+   */
+  private async probe(
+    options: LanguageModelV3CallOptions,
+    anySeed: boolean,
+  ): Promise<Plan | null | typeof PER_SEED_VALUE> {
+    if (anySeed && shapeKey(options, ANY_INTEGER_SEED).includes(SENTINEL_TEXT)) return PER_SEED_VALUE;
+    leanProbeCounts.probes++;
     let seen: { url: unknown; init: RequestInit | undefined } | undefined;
     const answer = async (url: unknown, init?: RequestInit) => {
       seen = { url, init };
@@ -235,7 +279,7 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
       );
     } catch {
       // The SDK refuses this shape (invalid provider options…): every call of it goes to the SDK, which says why.
-      return null;
+      return anySeed ? PER_SEED_VALUE : null;
     }
     if (seen === undefined) return null;
     const { url, init } = seen;
@@ -260,16 +304,49 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
       if (typeof value !== "string") return null;
       plainHeaders[name] = value;
     }
+    const head = body.slice(0, at + MESSAGES_KEY.length);
+    let seedAt = -1;
+    if (anySeed) {
+      seedAt = head.indexOf(`"seed":${SENTINEL_TEXT}`) + '"seed":'.length;
+      const elsewhere = [url, ...Object.keys(plainHeaders), ...Object.values(plainHeaders)];
+      if (
+        seedAt < '"seed":'.length ||
+        !",}".includes(head.charAt(seedAt + SENTINEL_TEXT.length) || "-") ||
+        body.indexOf(SENTINEL_TEXT, seedAt + 1) >= 0 ||
+        body.lastIndexOf(SENTINEL_TEXT, seedAt - 1) >= 0 ||
+        elsewhere.some((text) => text.includes(SENTINEL_TEXT)) ||
+        JSON.stringify(result.warnings).includes(SENTINEL_TEXT)
+      )
+        return PER_SEED_VALUE;
+    }
     return {
       url: new URL(url),
       headers: plainHeaders,
-      head: Buffer.from(body.slice(0, at + MESSAGES_KEY.length)),
+      head: Buffer.from(anySeed ? head.slice(0, seedAt) : head),
+      ...(anySeed ? { afterSeed: Buffer.from(head.slice(seedAt + SENTINEL_TEXT.length)) } : {}),
       systemRole,
       warnings: result.warnings,
       dialect: this.dialect,
       metadataKey: Object.keys(result.providerMetadata ?? {})[0] ?? this.dialect,
     };
   }
+}
+
+/** The key of a call shape's plan: every option but the prompt, tools and signal, with `seed` in its place. */
+function shapeKey(options: LanguageModelV3CallOptions, seed: unknown): string {
+  return JSON.stringify([
+    options.maxOutputTokens,
+    options.temperature,
+    options.stopSequences,
+    options.topP,
+    options.topK,
+    options.presencePenalty,
+    options.frequencyPenalty,
+    options.responseFormat,
+    seed,
+    options.headers,
+    options.providerOptions,
+  ]);
 }
 
 /**
