@@ -1,4 +1,5 @@
 /** Reading text, JSON and schema-checked files with errors that name the file (and the field). */
+import { isAscii } from "node:buffer";
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { FileFormatError, formatIssuePath } from "./errors.ts";
@@ -7,7 +8,10 @@ import { type PyValue, parsePyJson, PyJsonSyntaxError } from "./py-json.ts";
 /** Reads a UTF-8 text file; a missing file is a {@link FileFormatError}. */
 export function readText(path: string): string {
   try {
-    return readFileSync(path, "utf8");
+    // An ASCII file (every data file upstream ships) reads the same as latin1, which skips UTF-8
+    // decoding: a 7 MB DB reads tens of ms sooner.
+    const bytes = readFileSync(path);
+    return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new FileFormatError(path, code === "ENOENT" ? "file not found" : `cannot read (${code})`, {

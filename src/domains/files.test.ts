@@ -121,3 +121,10 @@ describe("readDb", () => {
     },
   );
 });
+
+describe("readText", () => {
+  it("reads ASCII and UTF-8 files as their text (a BOM kept, as Node's utf8 decoding keeps it)", () => {
+    for (const text of ['{"a": "plain"}', '{"a": "caf\u00e9 \u{1f600}"}', '\ufeff{"a": 1}', ""])
+      expect(readText(fileWith(text))).toBe(text);
+  });
+});

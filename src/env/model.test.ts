@@ -55,3 +55,37 @@ describe("serializeTyped", () => {
     expect(pyDumps(result.value)).toBe(result.json);
   });
 });
+
+describe("validate", () => {
+  it("names each issue by its full path: list index, dict key, union tag, missing and extra fields", () => {
+    const Strict = t.model("Strict", { a: t.int() }, "forbid");
+    const Shop = t.model("Shop", { orders: t.list(Order), strict: Strict });
+    const bad = {
+      orders: [
+        input,
+        { ...input, items: { "7": { price: "x", tags: [1] } }, methods: { m: { source: "gift" } } },
+      ],
+      strict: { a: 1, b: 2 },
+    };
+    let caught: unknown;
+    try {
+      validate(Shop, bad);
+    } catch (error) {
+      caught = error;
+    }
+    const issues = (caught as { issues: { loc: (string | number)[]; type: string }[] }).issues;
+    expect(issues.map((issue) => [issue.loc.join("."), issue.type])).toEqual([
+      ["orders.1.items.7.price", "float_type"],
+      ["orders.1.items.7.tags.0", "string_type"],
+      ["orders.1.methods.m.gift.id", "missing"],
+      ["orders.1.methods.m.gift.amount", "missing"],
+      ["strict.b", "extra_forbidden"],
+    ]);
+  });
+
+  it("validates a Map input as the plain object with the same entries", () => {
+    const fromObject = validate(Order, input);
+    const fromMap = validate(Order, new Map(Object.entries(input)));
+    expect(serializeTyped(Order, fromMap)).toBe(serializeTyped(Order, fromObject));
+  });
+});

@@ -149,18 +149,32 @@ const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?$/;
 
 /** Records a validation issue; returns undefined so a failing branch can `return fail(...)`. */
-function fail(
-  issues: ValidationIssue[],
-  loc: (string | number)[],
-  input: unknown,
-  type: string,
-  msg: string,
-): undefined {
-  issues.push({ loc, type, msg, input });
+function fail(issues: ValidationIssue[], loc: Loc, input: unknown, type: string, msg: string): undefined {
+  issues.push({ loc: locPath(loc), type, msg, input });
   return undefined;
 }
 
-function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: ValidationIssue[]): unknown {
+/**
+ * Where a value sits, as a chain from the innermost key outwards: one small object per value
+ * validated, turned into a path only for an issue (a 7 MB DB validates without copying paths).
+ */
+type Loc = { readonly parent: Loc; readonly key: string | number } | null;
+
+function locPath(loc: Loc): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at = loc; at !== null; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
+/** A model's input as entries of a Map, or of a plain object read in place (no copy of its entries). */
+function fieldsOfInput(value: unknown): { has(key: string): boolean; get(key: string): unknown } | undefined {
+  if (value instanceof Map) return value;
+  if (!isPyDict(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  return { has: (key) => Object.hasOwn(record, key), get: (key) => record[key] };
+}
+
+function coerceInto(ty: Ty, value: unknown, loc: Loc, issues: ValidationIssue[]): unknown {
   switch (ty.kind) {
     case "str":
       return typeof value === "string"
@@ -229,17 +243,17 @@ function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: Va
       return value === null || value === undefined ? null : coerceInto(ty.inner, value, loc, issues);
     case "list":
       if (!Array.isArray(value)) return fail(issues, loc, value, "list_type", "Input should be a valid list");
-      return value.map((item, i) => coerceInto(ty.item, item, [...loc, i], issues));
+      return value.map((item, i) => coerceInto(ty.item, item, { parent: loc, key: i }, issues));
     case "dict": {
       const entries = entriesOfInput(value);
       if (!entries) return fail(issues, loc, value, "dict_type", "Input should be a valid dictionary");
       const out = new Map<string, unknown>();
-      for (const [k, v] of entries) out.set(k, coerceInto(ty.value, v, [...loc, k], issues));
+      for (const [k, v] of entries) out.set(k, coerceInto(ty.value, v, { parent: loc, key: k }, issues));
       return out;
     }
     case "model": {
-      const entries = entriesOfInput(value);
-      if (!entries)
+      const input = fieldsOfInput(value);
+      if (!input)
         return fail(
           issues,
           loc,
@@ -247,19 +261,29 @@ function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: Va
           "model_type",
           `Input should be a valid dictionary or instance of ${ty.name}`,
         );
-      const input = new Map(entries);
       const out: Record<string, unknown> = {};
       for (const field of ty.fields) {
         if (input.has(field.name))
-          out[field.name] = coerceInto(field.ty, input.get(field.name), [...loc, field.name], issues);
+          out[field.name] = coerceInto(
+            field.ty,
+            input.get(field.name),
+            { parent: loc, key: field.name },
+            issues,
+          );
         else if (field.default) out[field.name] = field.default();
-        else issues.push({ loc: [...loc, field.name], type: "missing", msg: "Field required", input: value });
+        else
+          issues.push({
+            loc: locPath({ parent: loc, key: field.name }),
+            type: "missing",
+            msg: "Field required",
+            input: value,
+          });
       }
       if (ty.extra === "forbid") {
-        for (const [k, v] of entries) {
+        for (const [k, v] of entriesOfInput(value)!) {
           if (!ty.fields.some((f) => f.name === k)) {
             issues.push({
-              loc: [...loc, k],
+              loc: locPath({ parent: loc, key: k }),
               type: "extra_forbidden",
               msg: "Extra inputs are not permitted",
               input: v,
@@ -286,7 +310,7 @@ function coerceInto(ty: Ty, value: unknown, loc: (string | number)[], issues: Va
             .join(", ")}`,
         );
       }
-      return coerceInto(variant, value, [...loc, tag as string], issues);
+      return coerceInto(variant, value, { parent: loc, key: tag as string }, issues);
     }
     case "any":
       return value;
@@ -302,7 +326,7 @@ function assertNever(value: never): never {
 /** Validates and coerces `value` as `ty` (pydantic lax mode); throws {@link ModelValidationError}. */
 export function validate<T = unknown>(ty: Ty, value: unknown, title?: string): T {
   const issues: ValidationIssue[] = [];
-  const out = coerceInto(ty, value, [], issues);
+  const out = coerceInto(ty, value, null, issues);
   if (issues.length > 0)
     throw new ModelValidationError(title ?? (ty.kind === "model" ? ty.name : ty.kind), issues);
   return out as T;
