@@ -271,23 +271,12 @@ function coerceInto(ty: Ty, value: unknown, loc: Loc, issues: ValidationIssue[])
             issues,
           );
         else if (field.default) out[field.name] = field.default();
-        else
-          issues.push({
-            loc: locPath({ parent: loc, key: field.name }),
-            type: "missing",
-            msg: "Field required",
-            input: value,
-          });
+        else fail(issues, { parent: loc, key: field.name }, value, "missing", "Field required");
       }
       if (ty.extra === "forbid") {
         for (const [k, v] of entriesOfInput(value)!) {
           if (!ty.fields.some((f) => f.name === k)) {
-            issues.push({
-              loc: locPath({ parent: loc, key: k }),
-              type: "extra_forbidden",
-              msg: "Extra inputs are not permitted",
-              input: v,
-            });
+            fail(issues, { parent: loc, key: k }, v, "extra_forbidden", "Extra inputs are not permitted");
           }
         }
       }
