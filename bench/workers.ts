@@ -353,12 +353,17 @@ function completion(text: string): Buffer {
   );
 }
 
-/** Picks the reply to a request body: the user simulator's opening or closing turn, or the agent's. */
-function replyTo(body: Buffer, replies: { opening: Buffer; closing: Buffer; agent: Buffer }): Buffer {
-  if (!body.includes("###STOP###")) return replies.agent;
+/** Whose turn a request is: the user simulator's opening or closing one, or the agent's. */
+type Turn = "opening" | "closing" | "agent";
+/** A body (or a whole response) for each turn. */
+type Replies = Record<Turn, Buffer>;
+
+/** The turn a request body asks for. */
+function turnOf(body: Buffer): Turn {
+  if (!body.includes("###STOP###")) return "agent";
   let messages = 0;
   for (let at = body.indexOf('"role":'); at >= 0; at = body.indexOf('"role":', at + 7)) messages++;
-  return messages <= 2 ? replies.opening : replies.closing;
+  return messages <= 2 ? "opening" : "closing";
 }
 
 /** A whole HTTP/1.1 response (status line, headers, body) as one buffer. */
@@ -376,17 +381,12 @@ const HEADERS_END = Buffer.from("\r\n\r\n");
  * else (no content-length, chunked bodies) is answered 400 and ends the connection, so a change on
  * the client's side fails the bench instead of passing unnoticed.
  */
-function rawProvider(latencyMs: number, replies: { opening: Buffer; closing: Buffer; agent: Buffer }) {
-  const responses = {
+function rawProvider(latencyMs: number, replies: Replies) {
+  const responses: Replies = {
     opening: httpResponse(replies.opening),
     closing: httpResponse(replies.closing),
     agent: httpResponse(replies.agent),
   };
-  const byBody = new Map<Buffer, Buffer>([
-    [replies.opening, responses.opening],
-    [replies.closing, responses.closing],
-    [replies.agent, responses.agent],
-  ]);
   return createNetServer({ noDelay: true }, (socket) => {
     let pending: Buffer = Buffer.alloc(0);
     socket.on("error", () => socket.destroy());
@@ -406,7 +406,7 @@ function rawProvider(latencyMs: number, replies: { opening: Buffer; closing: Buf
         const bodyStart = headEnd + HEADERS_END.length;
         const bodyEnd = bodyStart + Number(match[1]);
         if (pending.length < bodyEnd) return;
-        const response = byBody.get(replyTo(pending.subarray(bodyStart, bodyEnd), replies))!;
+        const response = responses[turnOf(pending.subarray(bodyStart, bodyEnd))];
         pending = pending.subarray(bodyEnd);
         setTimeout(() => {
           if (!socket.destroyed) socket.write(response);
@@ -417,12 +417,12 @@ function rawProvider(latencyMs: number, replies: { opening: Buffer; closing: Buf
 }
 
 /** The same provider on `node:http` (`BENCH_PROVIDER=http`), for comparison: it costs more CPU per request. */
-function httpProvider(latencyMs: number, replies: { opening: Buffer; closing: Buffer; agent: Buffer }) {
+function httpProvider(latencyMs: number, replies: Replies) {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const reply = replyTo(Buffer.concat(chunks), replies);
+      const reply = replies[turnOf(Buffer.concat(chunks))];
       setTimeout(() => {
         response.writeHead(200, { "content-type": "application/json", "content-length": reply.length });
         response.end(reply);
@@ -440,7 +440,7 @@ function httpProvider(latencyMs: number, replies: { opening: Buffer; closing: Bu
  * Each conversation is so three model calls. Prints its base URL; ends when its stdin closes.
  */
 async function serveProvider(latencyMs: number): Promise<void> {
-  const replies = {
+  const replies: Replies = {
     opening: completion("Hello, I need help with my tasks."),
     closing: completion("That is all. ###STOP###"),
     agent: completion("Thanks, I have noted that."),
@@ -455,8 +455,7 @@ async function serveProvider(latencyMs: number): Promise<void> {
   for await (const _line of createInterface({ input: process.stdin })) {
     // Nothing is asked of it: its CPU is read from /proc.
   }
-  server.close();
-  if ("closeAllConnections" in server) server.closeAllConnections();
+  // Its keep-alive connections would hold the process open: it ends here, with them.
   process.exit(0);
 }
 
