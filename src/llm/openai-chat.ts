@@ -20,7 +20,6 @@
  * failure) is handed to the SDK's own response handling as received, so errors
  * keep their classes, messages, status codes and headers exactly.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -32,17 +31,21 @@ import type {
   LanguageModelV3Usage,
   SharedV3Warning,
 } from "@ai-sdk/provider";
+import { CallSlots } from "./call-slots.ts";
 import { type HttpReply, requestOverHttp, toResponse } from "./http-fetch.ts";
 
-/** The fetch the SDK model uses for a probe or a replay, set for the duration of that one call. */
-const sdkFetchOverride = new AsyncLocalStorage<typeof fetch>();
+/** The fetch the SDK model uses for a probe or a replay, for that one call. */
+const sdkFetchOverrides = new CallSlots<typeof fetch>("x-taubench-sdk-fetch");
 
 /**
  * The `fetch` to build the SDK model with: `base`, except while this module
  * asks the SDK for a probe or hands it a reply already received.
  */
 export function routedFetch(base: typeof fetch): typeof fetch {
-  return (input, init) => (sdkFetchOverride.getStore() ?? base)(input, init);
+  return (input, init) => {
+    const { value: override, init: rest } = sdkFetchOverrides.take(init);
+    return (override ?? base)(input, rest);
+  };
 }
 
 /**
@@ -212,7 +215,9 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
     options: LanguageModelV3CallOptions,
     answer: () => Promise<Response>,
   ): PromiseLike<LanguageModelV3GenerateResult> {
-    return sdkFetchOverride.run(answer, () => this.sdk.doGenerate(options));
+    return sdkFetchOverrides.with(answer, options.headers, (headers) =>
+      this.sdk.doGenerate({ ...options, headers }),
+    );
   }
 
   /**
@@ -274,8 +279,8 @@ export class LeanOpenAiChatModel implements LanguageModelV3 {
     } = options;
     let result: LanguageModelV3GenerateResult;
     try {
-      result = await sdkFetchOverride.run(answer as typeof fetch, () =>
-        this.sdk.doGenerate({ ...shape, prompt: PROBE_PROMPT }),
+      result = await sdkFetchOverrides.with(answer as typeof fetch, shape.headers, (headers) =>
+        this.sdk.doGenerate({ ...shape, headers, prompt: PROBE_PROMPT }),
       );
     } catch {
       // The SDK refuses this shape (invalid provider options…): every call of it goes to the SDK, which says why.

@@ -44,6 +44,10 @@ beforeEach(() => {
   events = [];
 });
 
+/** Headers of taubench's own that reached the provider (none should). */
+const ownHeaders = (headers: Record<string, unknown>) =>
+  Object.keys(headers).filter((name) => name.startsWith("x-taubench"));
+
 function client(model: string, options: LlmClientOptions = {}) {
   const provider = model.split("/")[0];
   const baseUrl =
@@ -89,6 +93,7 @@ describe("openai adapter (Chat Completions)", () => {
     });
     const body = fake.requests[0]!.body;
     expect(fake.requests[0]!.headers.authorization).toBe("Bearer sk-test");
+    expect(ownHeaders(fake.requests[0]!.headers)).toEqual([]);
     expect(body.model).toBe("gpt-4.1-2025-04-14");
     expect(body.temperature).toBe(0);
     expect(body.seed).toBe(626729);
@@ -142,6 +147,8 @@ describe("anthropic adapter", () => {
     });
     const body = fake.requests[0]!.body;
     expect(fake.requests[0]!.headers["x-api-key"]).toBe("ak-test");
+    // The header that names the call's raw-reply capture stays in this process.
+    expect(ownHeaders(fake.requests[0]!.headers)).toEqual([]);
     expect(body.tools.at(-1).cache_control).toEqual({ type: "ephemeral" });
     expect(body.system[0].cache_control).toEqual({ type: "ephemeral" });
     const lastMessage = body.messages.at(-1);
@@ -261,6 +268,7 @@ describe("google adapter", () => {
     const request = fake.requests[0]!;
     expect(request.path).toBe("/v1beta/models/gemini-2.5-flash:generateContent");
     expect(request.headers["x-goog-api-key"]).toBe("gk-test");
+    expect(ownHeaders(request.headers)).toEqual([]);
     expect(request.body.systemInstruction.parts[0].text).toBe("You are a refund agent.");
     expect(response.toolCalls![0]!.name).toBe("refund");
     expect(response.toolCalls![0]!.arguments.amount).toBeInstanceOf(PyFloat);

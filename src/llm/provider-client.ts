@@ -17,6 +17,7 @@ import { PyFloat, type PyValue, parsePyJson } from "../core/py-json.ts";
 import { mapLlmArgs } from "./args.ts";
 import { kindForStatus, LlmError, MissingApiKeyError, parseRetryAfter } from "./errors.ts";
 import type { LlmEventListener } from "./events.ts";
+import { CallSlots } from "./call-slots.ts";
 import { handlesRequest, requestOverHttp, toResponse } from "./http-fetch.ts";
 import { LeanOpenAiChatModel, routedFetch } from "./openai-chat.ts";
 import type { ProviderName } from "./model-id.ts";
@@ -133,9 +134,8 @@ export class ProviderLlmClient implements LlmClient {
     const started = performance.now();
     const { value, attempts } = await withRetry(
       async (signal) => {
-        const capture: { text?: string } = {};
         const model = config.languageModel ?? (await this.modelFor(baseUrl));
-        const result = await rawResponses.run(capture, () =>
+        const call = (headers: Record<string, string | undefined> | undefined) =>
           model.doGenerate({
             prompt,
             ...(tools ? { tools, toolChoice } : {}),
@@ -144,10 +144,17 @@ export class ProviderLlmClient implements LlmClient {
               : {}),
             ...mapped.sampling,
             providerOptions: rekeyed(mapped.providerOptions, config),
-            ...(request.headers ? { headers: request.headers } : {}),
+            ...(headers ? { headers } : {}),
             abortSignal: signal,
-          }),
-        );
+          });
+        // Only Anthropic's and Gemini's tool-call arguments are read from the raw reply.
+        if (config.provider !== "anthropic" && config.provider !== "google")
+          return { result: await call(request.headers), rawText: undefined };
+        const capture: { text?: string } = {};
+        const result = config.languageModel
+          ? // A model the caller built keeps the raw reply only through keepRawResponses, which finds it here.
+            await rawResponses.run(capture, () => call(request.headers))
+          : await rawReplies.with(capture, request.headers, call);
         return { result, rawText: capture.text };
       },
       {
@@ -227,8 +234,15 @@ const providerSdks = {
   local: () => import("@ai-sdk/openai-compatible"),
 };
 
-/** Where {@link keepRawResponses} leaves the response text of the call running in this async context. */
+/**
+ * Where {@link keepRawResponses} leaves the response text of the call running in this async context
+ * (a model the caller built; used once, an AsyncLocalStorage makes every promise of the process
+ * pay a hook, so taubench's own models get theirs through {@link rawReplies}).
+ */
 const rawResponses = new AsyncLocalStorage<{ text?: string }>();
+
+/** Where the fetch of taubench's own Anthropic and Gemini models leaves a call's response text. */
+const rawReplies = new CallSlots<{ text?: string }>("x-taubench-raw-reply");
 
 /**
  * A `fetch` for an AI SDK provider the caller builds (`createAnthropic({ fetch: keepRawResponses() })`):
@@ -240,19 +254,20 @@ export function keepRawResponses(inner?: typeof fetch): typeof fetch {
   return async (input, init) => {
     const capture = rawResponses.getStore();
     const response = await (inner ?? globalThis.fetch)(input, init);
-    if (capture === undefined) return response;
-    const text = await response.text();
-    capture.text = text;
-    return new Response(text, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return capture === undefined ? response : responseKeepingText(response, capture);
   };
 }
 
-/** The global fetch, keeping response texts for the call in progress. */
-const fetchKeepingText = keepRawResponses();
+/** `response` read into `capture.text`, and a copy of it to hand on. */
+async function responseKeepingText(response: Response, capture: { text?: string }): Promise<Response> {
+  const text = await response.text();
+  capture.text = text;
+  return new Response(text, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
 
 function rekeyed(options: SharedV3ProviderOptions, config: ProviderClientConfig): SharedV3ProviderOptions {
   const key = config.providerOptionsKey;
@@ -264,7 +279,7 @@ function rekeyed(options: SharedV3ProviderOptions, config: ProviderClientConfig)
 
 /**
  * Builds the SDK model of a client (once per base URL); its fetch keeps the raw response text in
- * the capture of the call running in this async context ({@link rawResponses}).
+ * the capture the call names ({@link rawReplies}).
  */
 async function createModel(
   config: ProviderClientConfig,
@@ -274,14 +289,15 @@ async function createModel(
     input: Parameters<typeof fetch>[0],
     init?: RequestInit,
   ): Promise<Response> => {
-    if (handlesRequest(input, init)) {
-      const reply = await requestOverHttp(input as string | URL, init);
-      const capture = rawResponses.getStore();
+    const { value: capture, init: sent } = rawReplies.take(init);
+    if (handlesRequest(input, sent)) {
+      const reply = await requestOverHttp(input as string | URL, sent);
       if (capture) capture.text = reply.body.toString("utf8");
       return toResponse(reply);
     }
-    // `generate` runs the call with `capture` as the raw-response store, so this keeps its text too.
-    return fetchKeepingText(input, init);
+    return capture
+      ? responseKeepingText(await globalThis.fetch(input, sent), capture)
+      : globalThis.fetch(input, sent);
   };
   const common = { fetch: fetchCapturing as typeof fetch, ...(baseUrl ? { baseURL: baseUrl } : {}) };
   switch (config.provider) {
