@@ -295,10 +295,10 @@ const MAX_KEPT_WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
  */
 export class CheckpointWriter {
   private handle: FileHandle | null = null;
-  private queue: { line: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private queue: { bytes: Buffer; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | null = null;
   private trailer: (() => CheckpointRecord | null) | null = null;
-  /** Reused for every write (flushes do not overlap): encoding into it allocates nothing. */
+  /** Reused for every write (flushes do not overlap): a batch is copied into it, for one write. */
   private buffer = Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES);
 
   private constructor(readonly path: string) {}
@@ -335,9 +335,12 @@ export class CheckpointWriter {
   /** Appends one record; resolves when it is durable. */
   append(record: CheckpointRecord): Promise<void> {
     const encoded = record.kind === "simulation" ? encodedLineOf(record.simulation) : undefined;
-    const line = `${encoded ?? formatCheckpointLine(record)}\n`;
+    // Encoded at once: the line's string (a rope of thousands of pieces, as the encoder builds
+    // it) dies here, young, instead of being copied by the collector while it waits for the
+    // disk; the bytes live outside the heap.
+    const bytes = Buffer.from(`${encoded ?? formatCheckpointLine(record)}\n`, "utf8");
     return new Promise((resolve, reject) => {
-      this.queue.push({ line, resolve, reject });
+      this.queue.push({ bytes, resolve, reject });
       if (!this.flushing) this.flushing = this.flush();
     });
   }
@@ -349,9 +352,9 @@ export class CheckpointWriter {
       try {
         if (!this.handle) throw new Error(`checkpoint ${this.path} is closed`);
         const trailer = this.trailer?.() ?? null;
-        const lines = batch.map((item) => item.line);
-        if (trailer) lines.push(`${formatCheckpointLine(trailer)}\n`);
-        await this.writeAll(lines);
+        const chunks = batch.map((item) => item.bytes);
+        if (trailer) chunks.push(Buffer.from(`${formatCheckpointLine(trailer)}\n`, "utf8"));
+        await this.writeAll(chunks);
         await this.handle.datasync();
         for (const item of batch) item.resolve();
       } catch (error) {
@@ -362,17 +365,17 @@ export class CheckpointWriter {
     this.flushing = null;
   }
 
-  /** Appends the lines' UTF-8 bytes at the end of the file, in one write when the disk takes it. */
-  private async writeAll(lines: string[]): Promise<void> {
-    let bound = 0;
-    for (const line of lines) bound += line.length * 3; // a UTF-16 code unit is at most 3 UTF-8 bytes
-    let buffer = this.buffer;
-    if (buffer.length < bound) {
-      buffer = Buffer.allocUnsafeSlow(bound);
-      if (bound <= MAX_KEPT_WRITE_BUFFER_BYTES) this.buffer = buffer;
-    }
+  /** Appends the chunks at the end of the file, in one write when the disk takes it. */
+  private async writeAll(chunks: Buffer[]): Promise<void> {
     let size = 0;
-    for (const line of lines) size += buffer.write(line, size, "utf8");
+    for (const chunk of chunks) size += chunk.length;
+    let buffer = this.buffer;
+    if (buffer.length < size) {
+      buffer = Buffer.allocUnsafeSlow(size);
+      if (size <= MAX_KEPT_WRITE_BUFFER_BYTES) this.buffer = buffer;
+    }
+    let at = 0;
+    for (const chunk of chunks) at += chunk.copy(buffer, at);
     for (let offset = 0; offset < size; ) {
       const { bytesWritten } = await this.handle!.write(buffer, offset, size - offset, null);
       offset += bytesWritten;
