@@ -8,6 +8,7 @@ import {
   PyJsonSyntaxError,
   parsePyJson,
   indentCompactPyJson,
+  indentCompactPyJsonBytes,
   jsonMemberSpan,
   pyDumps,
   pyEquals,
@@ -18,6 +19,7 @@ import {
   pyRound,
   pyStr,
 } from "./py-json.ts";
+import { ByteSink } from "./byte-sink.ts";
 
 interface Vectors {
   python: string;
@@ -99,13 +101,13 @@ describe(`Python-compatible JSON against CPython ${vectors.python} vectors`, () 
     // Python's rules spelled out: named escapes, \uXXXX (lowercase) for control characters and,
     // with ensure_ascii, for every code unit from DEL on (a surrogate pair as two, a lone one too).
     const named: Record<number, string> = {
-      0x22: '\\"',
-      0x5c: "\\\\",
-      0x0a: "\\n",
-      0x0d: "\\r",
-      0x09: "\\t",
-      0x08: "\\b",
-      0x0c: "\\f",
+      34: '\\"',
+      92: "\\\\",
+      10: "\\n",
+      13: "\\r",
+      9: "\\t",
+      8: "\\b",
+      12: "\\f",
     };
     const expected = (c: number, ensureAscii: boolean) =>
       named[c] ??
@@ -143,6 +145,28 @@ describe(`Python-compatible JSON against CPython ${vectors.python} vectors`, () 
     const value = { a: 'x, "y" [z] {w}: \\', b: [[], {}, [1, { c: null }]] };
     expect(indentCompactPyJson(pyDumps(value))).toBe(pyDumps(value, { indent: 2 }));
     expect(indentCompactPyJson(pyDumps([1, [2]]), 2)).toBe("[\n      1,\n      [\n        2\n      ]\n    ]");
+  });
+
+  it("re-lays compact UTF-8 bytes out as the text version does, within a span of a larger buffer", () => {
+    const bytesOf = (compact: string, depth: number) => {
+      // The span sits between other bytes (as a line does in a checkpoint read): nothing outside it is read.
+      const buffer = Buffer.from(`{"x", ${compact}, [`, "utf8");
+      const start = Buffer.byteLength('{"x", ');
+      const out = new ByteSink(8); // grows as it goes
+      indentCompactPyJsonBytes(buffer, start, buffer.length - 3, depth, out);
+      return out.toString();
+    };
+    const texts = [
+      ...vectors.dumps.flatMap((v) => [v.compact, v.sorted, v.no_ascii]),
+      pyDumps(
+        { a: 'x, "y" [z] {w}: \\', b: [[], {}, [1, { c: null }]], "é, [ü]": "日本, {語}" },
+        { ensureAscii: false },
+      ),
+      pyDumps(['\\"', "ends with a comma, ", [{}]]),
+    ];
+    for (const text of texts)
+      for (const depth of [0, 2]) expect(bytesOf(text, depth), text).toBe(indentCompactPyJson(text, depth));
+    expect(() => bytesOf('{"a": "open', 0)).toThrow(PyJsonSyntaxError);
   });
 
   it("finds an object's own member without parsing", () => {

@@ -3,6 +3,7 @@
  * that distinction, and a serializer byte-identical to CPython's `json.dumps`
  * (separators, ASCII escaping, float repr, code-point key order).
  */
+import type { ByteSink } from "./byte-sink.ts";
 
 /** A Python float whose value is integral (`2.0`): JavaScript numbers cannot tell it from `2`. */
 export class PyFloat {
@@ -374,6 +375,59 @@ export function indentCompactPyJson(compact: string, depth = 0): string {
   }
   parts.push(compact.slice(run));
   return parts.join("");
+}
+
+/**
+ * {@link indentCompactPyJson} on UTF-8 bytes: appends to `out` the indented layout of the compact
+ * text `compact[start, end)`, byte for byte the UTF-8 of what the text version returns (the
+ * structural characters are ASCII, and no byte of a multi-byte character is one of them).
+ */
+export function indentCompactPyJsonBytes(
+  compact: Uint8Array,
+  start: number,
+  end: number,
+  depth: number,
+  out: ByteSink,
+): void {
+  const at = (i: number) => (i < end ? compact[i]! : -1);
+  let level = depth;
+  let run = start; // start of the bytes not yet copied
+  for (let i = start; i < end; i++) {
+    const c = compact[i]!;
+    if (c === 0x22) i = jsonStringEndByte(compact, i, end);
+    else if (c === 0x7b || c === 0x5b) {
+      const next = at(i + 1);
+      if (next === 0x7d || next === 0x5d)
+        i++; // an empty container stays `{}` / `[]`
+      else {
+        out.copy(compact, run, i + 1);
+        out.newline(++level);
+        run = i + 1;
+      }
+    } else if (c === 0x7d || c === 0x5d) {
+      out.copy(compact, run, i);
+      out.newline(--level);
+      run = i;
+    } else if (c === 0x2c && at(i + 1) === 0x20) {
+      out.copy(compact, run, i + 1);
+      out.newline(level);
+      run = i + 2;
+      i++;
+    }
+  }
+  out.copy(compact, run, end);
+}
+
+/** The index of the `"` closing the JSON string whose opening `"` is at `start`, within `[start, end)`. */
+function jsonStringEndByte(bytes: Uint8Array, start: number, end: number): number {
+  let close = start;
+  for (;;) {
+    close = bytes.indexOf(0x22, close + 1);
+    if (close < 0 || close >= end) throw new PyJsonSyntaxError("Unterminated string starting at", start);
+    let backslashes = 0;
+    while (bytes[close - 1 - backslashes] === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return close;
+  }
 }
 
 function entriesOf(value: object, sortKeys: boolean): [string, unknown][] {

@@ -8,10 +8,11 @@ import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { ByteSink } from "./byte-sink.ts";
 import { FileFormatError } from "./errors.ts";
 import { type PyValue, pyDumps } from "./py-json.ts";
 import { parseOrThrow, readPyJson } from "./read-files.ts";
-import { maskSecrets } from "./secrets.ts";
+import { hasSecrets, maskSecrets } from "./secrets.ts";
 import {
   buildSimulationIndex,
   RESULTS_FORMAT_VERSION,
@@ -170,18 +171,20 @@ export type ResultsHead = Omit<Results, "simulations">;
 /** Simulations for a streaming writer: a list, or a generator reading them from disk. */
 export type SimulationSource = Iterable<SimulationRun> | AsyncIterable<SimulationRun>;
 
-/** A simulation already laid out as an item of the monolithic file's `simulations` list (see {@link simulationItemText}). */
-export interface RenderedSimulation {
-  readonly renderedItem: string;
-}
+/**
+ * A simulation already laid out as an item of the monolithic file's `simulations` list (see
+ * {@link simulationItemText}): its text, or what appends its UTF-8 bytes to a sink (called at once,
+ * before the next item is asked for).
+ */
+export type RenderedSimulation = { readonly renderedItem: string } | { writeItem(out: ByteSink): void };
 
 /** What {@link writeResultsStream} takes: simulations, or some already rendered. */
 export type StreamedSimulations =
   | Iterable<SimulationRun | RenderedSimulation>
   | AsyncIterable<SimulationRun | RenderedSimulation>;
 
-/** Text is handed to the file in pieces of about this many characters (all ASCII: ensure_ascii). */
-const STREAM_CHUNK_CHARS = 1 << 20;
+/** The file is handed to the disk in pieces of about this many bytes. */
+const STREAM_CHUNK_BYTES = 1 << 20;
 
 /**
  * The text around the simulations list, cut from the dump of the whole file
@@ -211,6 +214,18 @@ function resultsFrame(head: ResultsHead): { prefix: string; suffix: string } {
 const NESTED_OPEN = "[\n  [\n    ";
 const NESTED_CLOSE = "\n  ]\n]";
 
+/** An item of {@link writeResultsStream} as text. */
+function itemText(simulation: SimulationRun | RenderedSimulation): string {
+  const rendered = simulation as Partial<{ renderedItem: string; writeItem(out: ByteSink): void }>;
+  if (rendered.renderedItem !== undefined) return rendered.renderedItem;
+  if (rendered.writeItem !== undefined) {
+    const out = new ByteSink();
+    rendered.writeItem(out);
+    return out.toString();
+  }
+  return simulationItemText(simulation as SimulationRun);
+}
+
 /** One simulation as it appears inside the monolithic file's `simulations` list (indented two levels). */
 function simulationItemText(simulation: SimulationRun): string {
   const text = pyDumps([[simulationToPy(simulation)]], { indent: 2 });
@@ -236,19 +251,21 @@ export async function writeResultsStream(
   let count = 0;
   try {
     // Secrets are masked per piece; a piece is a whole value, so no key is cut in two.
-    let pending = maskSecrets(prefix);
+    const pending = new ByteSink(STREAM_CHUNK_BYTES + (1 << 16));
+    pending.text(maskSecrets(prefix));
     for await (const simulation of simulations) {
-      const rendered = (simulation as Partial<RenderedSimulation>).renderedItem;
-      const item = rendered ?? simulationItemText(simulation as SimulationRun);
-      pending += `${count === 0 ? "[" : ","}\n    ${maskSecrets(item)}`;
+      pending.text(count === 0 ? "[\n    " : ",\n    ");
+      const writeItem = (simulation as Partial<{ writeItem(out: ByteSink): void }>).writeItem;
+      if (writeItem !== undefined && !hasSecrets()) writeItem(pending);
+      else pending.text(maskSecrets(itemText(simulation)));
       count++;
-      if (pending.length >= STREAM_CHUNK_CHARS) {
-        await handle.write(pending, null, "utf8");
-        pending = "";
+      if (pending.length >= STREAM_CHUNK_BYTES) {
+        await handle.write(pending.bytes);
+        pending.clear();
       }
     }
-    pending += `${count === 0 ? "[]" : "\n  ]"}${maskSecrets(suffix)}`;
-    await handle.write(pending, null, "utf8");
+    pending.text(`${count === 0 ? "[]" : "\n  ]"}${maskSecrets(suffix)}`);
+    await handle.write(pending.bytes);
     await handle.close();
   } catch (error) {
     await handle.close().catch(() => {

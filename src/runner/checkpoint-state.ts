@@ -337,6 +337,18 @@ export async function* readLineSpans(
   spans: readonly LineSpan[],
   chunkBytes = SCAN_CHUNK_BYTES,
 ): AsyncGenerator<string> {
+  for await (const bytes of readLineSpanBytes(path, spans, chunkBytes)) yield bytes.toString("utf8");
+}
+
+/**
+ * {@link readLineSpans} as bytes: each line is a view into the read buffer, valid only until the
+ * next one is asked for (the export lays it out at once, never decoding it).
+ */
+export async function* readLineSpanBytes(
+  path: string,
+  spans: readonly LineSpan[],
+  chunkBytes = SCAN_CHUNK_BYTES,
+): AsyncGenerator<Buffer> {
   const handle = await open(path, "r");
   try {
     let buffer = Buffer.allocUnsafe(chunkBytes);
@@ -352,7 +364,7 @@ export async function* readLineSpans(
         if (bytesRead < span.length)
           throw new FileFormatError(path, "changed during the export (a simulation line is gone)");
       }
-      yield buffer.toString("utf8", span.start - bufferStart, end - bufferStart);
+      yield buffer.subarray(span.start - bufferStart, end - bufferStart);
     }
   } finally {
     await handle.close();

@@ -7,7 +7,7 @@ import { FileFormatError } from "../core/errors.ts";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Info, type Results, type SimulationIndexEntry } from "../core/results.ts";
-import { indentCompactPyJson } from "../core/py-json.ts";
+import { indentCompactPyJson, indentCompactPyJsonBytes } from "../core/py-json.ts";
 import {
   type RenderedSimulation,
   type ResultsHead,
@@ -22,7 +22,7 @@ import {
   checkpointUsage,
   type LineSpan,
   loadCheckpointState,
-  readLineSpans,
+  readLineSpanBytes,
   scanWinningLines,
   streamLinesAt,
   streamSimulationsAt,
@@ -148,7 +148,9 @@ async function* spannedSimulations(
   checkpointPath: string,
   spans: readonly LineSpan[],
 ): AsyncGenerator<RenderedSimulation> {
-  for await (const text of readLineSpans(checkpointPath, spans)) yield renderedItemOf(text);
+  const head = SIMULATION_LINE_HEAD.length; // ASCII: as many bytes as characters
+  for await (const line of readLineSpanBytes(checkpointPath, spans))
+    yield { writeItem: (out) => indentCompactPyJsonBytes(line, head, line.length - 1, 2, out) };
 }
 
 /**

@@ -1,0 +1,61 @@
+/**
+ * Bytes appended to one growing buffer: what the results export lays a file out in before handing
+ * it to the disk in pieces, so the text of a large file never exists as strings.
+ */
+export class ByteSink {
+  private buffer: Buffer;
+  /** Bytes held, at the start of {@link bytes}. */
+  length = 0;
+
+  constructor(initialBytes = 1 << 16) {
+    this.buffer = Buffer.allocUnsafe(initialBytes);
+  }
+
+  /** What was appended since the last {@link clear} (a view: valid until the next append). */
+  get bytes(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  clear(): void {
+    this.length = 0;
+  }
+
+  /** Appends `source[start, end)`. */
+  copy(source: Uint8Array, start: number, end: number): void {
+    this.reserve(end - start);
+    const buffer = this.buffer;
+    if (end - start > 64) buffer.set(source.subarray(start, end), this.length);
+    else {
+      // Most pieces are short (the export copies one per line break): a loop makes no view of them.
+      for (let i = start, at = this.length; i < end; i++, at++) buffer[at] = source[i]!;
+    }
+    this.length += end - start;
+  }
+
+  /** Appends `text` as UTF-8. */
+  text(text: string): void {
+    this.reserve(text.length * 3); // a UTF-16 code unit is at most 3 UTF-8 bytes
+    this.length += this.buffer.write(text, this.length, "utf8");
+  }
+
+  /** Appends a line break and `level` levels of two-space indentation. */
+  newline(level: number): void {
+    const end = this.length + 1 + 2 * level;
+    this.reserve(end - this.length);
+    const buffer = this.buffer;
+    buffer[this.length] = 0x0a;
+    for (let i = this.length + 1; i < end; i++) buffer[i] = 0x20;
+    this.length = end;
+  }
+
+  toString(): string {
+    return this.buffer.toString("utf8", 0, this.length);
+  }
+
+  private reserve(extra: number): void {
+    if (this.length + extra <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.length + extra, this.buffer.length * 2));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+}
