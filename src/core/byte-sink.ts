@@ -20,6 +20,11 @@ export class ByteSink {
     this.length = 0;
   }
 
+  /** Drops what was appended after the first `length` bytes. */
+  truncate(length: number): void {
+    this.length = Math.min(this.length, length);
+  }
+
   /** Appends `source[start, end)`. */
   copy(source: Uint8Array, start: number, end: number): void {
     this.reserve(end - start);

@@ -12,7 +12,7 @@ import { ByteSink } from "./byte-sink.ts";
 import { FileFormatError } from "./errors.ts";
 import { type PyValue, pyDumps } from "./py-json.ts";
 import { parseOrThrow, readPyJson } from "./read-files.ts";
-import { hasSecrets, maskSecrets } from "./secrets.ts";
+import { knownSecrets, maskSecrets } from "./secrets.ts";
 import {
   buildSimulationIndex,
   RESULTS_FORMAT_VERSION,
@@ -214,16 +214,10 @@ function resultsFrame(head: ResultsHead): { prefix: string; suffix: string } {
 const NESTED_OPEN = "[\n  [\n    ";
 const NESTED_CLOSE = "\n  ]\n]";
 
-/** An item of {@link writeResultsStream} as text. */
+/** An item of {@link writeResultsStream} that is not bytes already, as text. */
 function itemText(simulation: SimulationRun | RenderedSimulation): string {
-  const rendered = simulation as Partial<{ renderedItem: string; writeItem(out: ByteSink): void }>;
-  if (rendered.renderedItem !== undefined) return rendered.renderedItem;
-  if (rendered.writeItem !== undefined) {
-    const out = new ByteSink();
-    rendered.writeItem(out);
-    return out.toString();
-  }
-  return simulationItemText(simulation as SimulationRun);
+  const rendered = (simulation as Partial<{ renderedItem: string }>).renderedItem;
+  return rendered ?? simulationItemText(simulation as SimulationRun);
 }
 
 /** One simulation as it appears inside the monolithic file's `simulations` list (indented two levels). */
@@ -252,12 +246,22 @@ export async function writeResultsStream(
   try {
     // Secrets are masked per piece; a piece is a whole value, so no key is cut in two.
     const pending = new ByteSink(STREAM_CHUNK_BYTES + (1 << 16));
+    const secrets = knownSecrets();
     pending.text(maskSecrets(prefix));
     for await (const simulation of simulations) {
       pending.text(count === 0 ? "[\n    " : ",\n    ");
       const writeItem = (simulation as Partial<{ writeItem(out: ByteSink): void }>).writeItem;
-      if (writeItem !== undefined && !hasSecrets()) writeItem(pending);
-      else pending.text(maskSecrets(itemText(simulation)));
+      const start = pending.length;
+      if (writeItem === undefined) pending.text(maskSecrets(itemText(simulation)));
+      else {
+        writeItem(pending);
+        // Its bytes hold a secret (one known now, not when the line was written): it goes as masked text.
+        if (secrets.some((secret) => pending.bytes.indexOf(secret, start, "utf8") >= 0)) {
+          const item = pending.bytes.toString("utf8", start);
+          pending.truncate(start);
+          pending.text(maskSecrets(item));
+        }
+      }
       count++;
       if (pending.length >= STREAM_CHUNK_BYTES) {
         await handle.write(pending.bytes);

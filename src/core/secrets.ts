@@ -26,6 +26,11 @@ export function registerSecret(value: string | undefined | null, label = "creden
   pattern = null;
 }
 
+/** Stops treating `value` as a secret (a key withdrawn; tests). */
+export function forgetSecret(value: string): void {
+  if (secrets.delete(value.trim())) pattern = null;
+}
+
 /** Registers every variable of `env` that names a secret ({@link SECRET_VARIABLE}). */
 export function registerSecretsFromEnv(env: Record<string, string | undefined>): void {
   for (const [name, value] of Object.entries(env))
@@ -65,6 +70,11 @@ export function maskSecrets(text: string): string {
     "g",
   );
   return text.replace(pattern, (secret) => `[redacted ${secrets.get(secret)}]`);
+}
+
+/** The secrets known now (for a search in bytes, which {@link maskSecrets} cannot take). */
+export function knownSecrets(): string[] {
+  return [...secrets.keys()];
 }
 
 /** Whether some secret is known (lets hot paths skip the scan). */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { serializeResults } from "../core/results.ts";
 import { readResultsFile } from "../core/results-file.ts";
+import { forgetSecret, registerSecret } from "../core/secrets.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { CHECKPOINT_VERSION, CheckpointWriter, type SimulationRecord } from "./checkpoint.ts";
 import { loadCheckpointState, readLineSpans, scanWinningLines, slimSimulation } from "./checkpoint-state.ts";
@@ -133,6 +134,28 @@ describe("exportResults", () => {
     await expect(
       exportResults(broken, join(tempDir(), "r.json"), { winnerIds: new Set(["sim-a"]) }),
     ).rejects.toThrow(/line 1: checkpoint record version 9 is not supported/);
+  });
+
+  it("masks a secret known at export time in lines written before it was known, on both paths", async () => {
+    const checkpoint = await checkpointWithReruns();
+    const winners = new Set(
+      [...(await loadCheckpointState(checkpoint)).simulations.values()].map((s) => s.id),
+    );
+    const secret = "hello sim-c"; // the assistant's line in one transcript, as if a key had been echoed there
+    registerSecret(secret, "EXPORT_TEST_API_KEY");
+    try {
+      const slow = join(tempDir(), "results.json");
+      const fast = join(tempDir(), "results.json");
+      await exportResults(checkpoint, slow);
+      await exportResults(checkpoint, fast, { winnerIds: winners });
+      const text = readFileSync(fast, "utf8");
+      expect(text).toBe(readFileSync(slow, "utf8"));
+      expect(text).not.toContain(secret);
+      expect(text).toContain("[redacted EXPORT_TEST_API_KEY]");
+      expect(text).toContain("hello sim-d"); // the other transcripts are left alone
+    } finally {
+      forgetSecret(secret);
+    }
   });
 
   it("finds the winning lines across read chunks, lines longer than a chunk included", async () => {
