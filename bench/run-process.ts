@@ -15,7 +15,8 @@
  * The CLI is the build in dist/ when it is newer than every source file (what
  * an installed package runs), else the sources through tsx (said in the note).
  * Alone: `npx tsx bench/run-process.ts [--quick]`; `BENCH_NODE_ARGS="--cpu-prof
- * --cpu-prof-dir=/tmp/prof"` passes options to the measured process.
+ * --cpu-prof-dir=/tmp/prof"` passes options to the measured process; `BENCH_KEEP=1` keeps its
+ * folder (checkpoint, results, CPU timeline) and says where.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -230,7 +231,8 @@ export async function measureRunProcess(
     };
   } finally {
     await transport.close();
-    rmSync(folder, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP) process.stderr.write(`run-process: kept ${folder}\n`);
+    else rmSync(folder, { recursive: true, force: true });
   }
 }
 
