@@ -37,6 +37,25 @@ export class ByteSink {
     this.length += end - start;
   }
 
+  /** Appends one byte. */
+  byte(value: number): void {
+    this.reserve(1);
+    this.buffer[this.length++] = value;
+  }
+
+  /** Appends `text`, which must be ASCII (as JSON with ensure_ascii is), a byte per character. */
+  ascii(text: string): void {
+    const n = text.length;
+    this.reserve(n);
+    if (n > 32) this.length += this.buffer.write(text, this.length, "latin1");
+    else {
+      // Short pieces (keys, numbers, separators) are most of a JSON document: no call out for them.
+      const buffer = this.buffer;
+      for (let i = 0, at = this.length; i < n; i++, at++) buffer[at] = text.charCodeAt(i);
+      this.length += n;
+    }
+  }
+
   /** Appends `text` as UTF-8. */
   text(text: string): void {
     this.reserve(text.length * 3); // a UTF-16 code unit is at most 3 UTF-8 bytes
@@ -51,6 +70,11 @@ export class ByteSink {
     buffer[this.length] = 0x0a;
     for (let i = this.length + 1; i < end; i++) buffer[i] = 0x20;
     this.length = end;
+  }
+
+  /** Bytes it can hold before it grows. */
+  get capacity(): number {
+    return this.buffer.length;
   }
 
   toString(): string {

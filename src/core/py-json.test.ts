@@ -4,6 +4,7 @@ import {
   compareCodePoints,
   isPyFloat,
   PyFloat,
+  RawJson,
   type PyValue,
   PyJsonSyntaxError,
   parsePyJson,
@@ -11,6 +12,7 @@ import {
   indentCompactPyJsonBytes,
   jsonMemberSpan,
   pyDumps,
+  pyDumpsInto,
   pyEquals,
   pyFixed,
   pyFloatRepr,
@@ -95,6 +97,32 @@ describe(`Python-compatible JSON against CPython ${vectors.python} vectors`, () 
       expect(pyDumps(value, { indent: 2, sortKeys: true }), v.name).toBe(v.indent2_sorted);
       expect(pyDumps(value, { ensureAscii: false }), v.name).toBe(v.no_ascii);
     }
+  });
+
+  it("writes the compact layout as UTF-8 bytes equal to the text's, ASCII-escaped or not", () => {
+    const bytes = (value: unknown, ensureAscii: boolean) => {
+      const out = new ByteSink(4); // grows as it goes
+      out.text("before "); // appends after what a sink already holds
+      pyDumpsInto(value, out, ensureAscii);
+      return out.toString().slice("before ".length);
+    };
+    for (const v of vectors.dumps) {
+      const value = parsePyJson(v.value, { maps: true });
+      expect(bytes(value, true), v.name).toBe(v.compact);
+      expect(bytes(value, false), v.name).toBe(v.no_ascii);
+    }
+    const value = {
+      skipped: undefined,
+      text: 'a "quoted" \\ line\n\ttab é 日本 \ud83d\ude00 \u007f',
+      long: "x".repeat(40),
+      float: new PyFloat(2),
+      numbers: [0, -0, 1.5, 1e21, Number.NaN, Number.POSITIVE_INFINITY, 10n],
+      map: new Map<string, unknown>([["k", [[], {}, null, true]]]),
+      raw: new RawJson('{"already": "json"}'),
+      date: new Date(0),
+    };
+    for (const ensureAscii of [true, false])
+      expect(bytes(value, ensureAscii)).toBe(pyDumps(value, { ensureAscii }));
   });
 
   it("escapes every code unit of a string as json.dumps does", () => {

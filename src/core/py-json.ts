@@ -485,6 +485,65 @@ function compactDump(value: unknown, ensureAscii: boolean): string {
   return `${out}}`;
 }
 
+/**
+ * {@link pyDumps}' compact layout in insertion order (no indent, no sorted keys), appended to `out`
+ * as UTF-8 without the text being built: the checkpoint writes every simulation this way.
+ */
+export function pyDumpsInto(value: unknown, out: ByteSink, ensureAscii = true): void {
+  if (value === null || value === undefined) return out.ascii("null");
+  switch (typeof value) {
+    case "string":
+      return writeJsonString(value, ensureAscii, out);
+    case "number":
+      return out.ascii(pyJsonNumber(value, false));
+    case "boolean":
+      return out.ascii(value ? "true" : "false");
+    case "bigint":
+      return out.ascii(value.toString());
+    case "object":
+      break;
+    default:
+      return writeJsonString(String(value), ensureAscii, out);
+  }
+  if (value instanceof PyFloat) return out.ascii(pyJsonNumber(value.value, true));
+  if (value instanceof RawJson) return out.text(value.json);
+  if (Array.isArray(value)) {
+    out.byte(0x5b);
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.ascii(", ");
+      pyDumpsInto(value[i], out, ensureAscii);
+    }
+    return out.byte(0x5d);
+  }
+  if (value instanceof Date) return writeJsonString(value.toISOString(), ensureAscii, out);
+  out.byte(0x7b);
+  let first = true;
+  const member = (key: string, item: unknown) => {
+    if (item === undefined) return;
+    if (!first) out.ascii(", ");
+    first = false;
+    writeJsonString(key, ensureAscii, out);
+    out.ascii(": ");
+    pyDumpsInto(item, out, ensureAscii);
+  };
+  if (value instanceof Map) for (const [key, item] of value) member(key, item);
+  else {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) member(key, record[key]);
+  }
+  out.byte(0x7d);
+}
+
+/** {@link pyJsonString} appended to `out`. */
+function writeJsonString(s: string, ensureAscii: boolean, out: ByteSink): void {
+  if (typeof s === "string" && SAFE_ASCII.test(s)) {
+    out.byte(0x22);
+    out.ascii(s);
+    out.byte(0x22);
+  } else if (ensureAscii) out.ascii(pyJsonString(s, true));
+  else out.text(pyJsonString(s, false));
+}
+
 function writeValue(value: unknown, options: PyDumpsOptions, out: string[], depth: number): void {
   const ensureAscii = options.ensureAscii ?? true;
   if (value === null || value === undefined) {

@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { FileFormatError, FileIoError } from "../core/errors.ts";
 import { PyFloat } from "../core/py-json.ts";
 import { serializeResults } from "../core/results.ts";
+import { forgetSecret, registerSecret } from "../core/secrets.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import {
   CHECKPOINT_VERSION,
@@ -211,6 +212,26 @@ describe("CheckpointWriter", () => {
       '{"kind": "session", "version": 1, "session_id": "x", "started_at": "a", "updated_at": "b", "simulations": 0, "usage": {}}\n',
     );
     await expect(loadCheckpointState(path)).rejects.toThrow(/line 1: version/);
+  });
+
+  it("writes the bytes formatCheckpointLine gives, masking a secret known at write time", async () => {
+    const path = join(tempDir(), "run.jsonl");
+    const plain = simulationRecord(0, "a", 7, 1);
+    const secret = "sk-checkpoint-test-0123456789";
+    const leaky = simulationRecord(1, "b", 7, 1);
+    leaky.simulation = { ...leaky.simulation, info: { error: `provider said: bad key ${secret} (é)` } };
+    registerSecret(secret, "OPENAI_API_KEY");
+    try {
+      const writer = await CheckpointWriter.open(path);
+      await Promise.all([writer.append(plain), writer.append(leaky)]);
+      await writer.close();
+      const lines = readFileSync(path, "utf8").split("\n");
+      expect(lines.slice(0, 2)).toEqual([formatCheckpointLine(plain), formatCheckpointLine(leaky)]);
+      expect(lines[1]).toContain("provider said: bad key [redacted OPENAI_API_KEY] (\\u00e9)");
+      expect(lines[1]).not.toContain(secret);
+    } finally {
+      forgetSecret(secret);
+    }
   });
 
   it("appends concurrently without interleaving and every line parses", async () => {

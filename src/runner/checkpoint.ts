@@ -24,8 +24,9 @@ import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { asFileIoError, FileFormatError, fileOperation, formatIssuePath } from "../core/errors.ts";
-import { jsonMemberSpan, parsePyJson, pyDumps } from "../core/py-json.ts";
-import { maskSecrets } from "../core/secrets.ts";
+import { ByteSink } from "../core/byte-sink.ts";
+import { jsonMemberSpan, parsePyJson, pyDumps, pyDumpsInto } from "../core/py-json.ts";
+import { knownSecrets, maskSecrets } from "../core/secrets.ts";
 import { simulationToPy } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
@@ -295,11 +296,16 @@ const MAX_KEPT_WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
  */
 export class CheckpointWriter {
   private handle: FileHandle | null = null;
-  private queue: { bytes: Buffer; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** The appends the next write carries: their lines are in {@link pending}, in order. */
+  private waiting: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | null = null;
   private trailer: (() => CheckpointRecord | null) | null = null;
-  /** Reused for every write (flushes do not overlap): a batch is copied into it, for one write. */
-  private buffer = Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES);
+  /**
+   * Lines are encoded straight into the bytes of the next write, and the two buffers swap at each
+   * write (writes do not overlap): no string or buffer of a line's own is made.
+   */
+  private pending = new ByteSink(WRITE_BUFFER_BYTES);
+  private spare = new ByteSink(WRITE_BUFFER_BYTES);
 
   private constructor(readonly path: string) {}
 
@@ -334,52 +340,41 @@ export class CheckpointWriter {
 
   /** Appends one record; resolves when it is durable. */
   append(record: CheckpointRecord): Promise<void> {
-    const encoded = record.kind === "simulation" ? encodedLineOf(record.simulation) : undefined;
-    // Encoded at once: the line's string (a rope of thousands of pieces, as the encoder builds
-    // it) dies here, young, instead of being copied by the collector while it waits for the
-    // disk; the bytes live outside the heap.
-    const bytes = Buffer.from(`${encoded ?? formatCheckpointLine(record)}\n`, "utf8");
+    writeCheckpointLine(record, this.pending);
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, resolve, reject });
+      this.waiting.push({ resolve, reject });
       if (!this.flushing) this.flushing = this.flush();
     });
   }
 
   private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
+    while (this.waiting.length > 0) {
+      const batch = this.waiting;
+      this.waiting = [];
+      const lines = this.pending;
+      this.pending = this.spare;
+      this.spare = lines;
       try {
         if (!this.handle) throw new Error(`checkpoint ${this.path} is closed`);
         const trailer = this.trailer?.() ?? null;
-        const chunks = batch.map((item) => item.bytes);
-        if (trailer) chunks.push(Buffer.from(`${formatCheckpointLine(trailer)}\n`, "utf8"));
-        await this.writeAll(chunks);
+        if (trailer) writeCheckpointLine(trailer, lines);
+        const bytes = lines.bytes;
+        for (let offset = 0; offset < bytes.length; ) {
+          const { bytesWritten } = await this.handle.write(bytes, offset, bytes.length - offset, null);
+          offset += bytesWritten;
+        }
         await this.handle.datasync();
         for (const item of batch) item.resolve();
       } catch (error) {
         const failure = asFileIoError(error, this.path, "append to");
         for (const item of batch) item.reject(failure);
+      } finally {
+        lines.clear();
+        // A burst of appends grew it: it is not kept that large.
+        if (lines.capacity > MAX_KEPT_WRITE_BUFFER_BYTES) this.spare = new ByteSink(WRITE_BUFFER_BYTES);
       }
     }
     this.flushing = null;
-  }
-
-  /** Appends the chunks at the end of the file, in one write when the disk takes it. */
-  private async writeAll(chunks: Buffer[]): Promise<void> {
-    let size = 0;
-    for (const chunk of chunks) size += chunk.length;
-    let buffer = this.buffer;
-    if (buffer.length < size) {
-      buffer = Buffer.allocUnsafeSlow(size);
-      if (size <= MAX_KEPT_WRITE_BUFFER_BYTES) this.buffer = buffer;
-    }
-    let at = 0;
-    for (const chunk of chunks) at += chunk.copy(buffer, at);
-    for (let offset = 0; offset < size; ) {
-      const { bytesWritten } = await this.handle!.write(buffer, offset, size - offset, null);
-      offset += bytesWritten;
-    }
   }
 
   /** Waits for pending appends and closes the file. */
@@ -395,21 +390,48 @@ export function formatCheckpointLine(record: CheckpointRecord): string {
   return maskSecrets(checkpointLineText(record));
 }
 
+/**
+ * {@link formatCheckpointLine} and its newline appended to `out` as bytes (what the writer does
+ * for every record): a simulation's line is encoded into `out` directly, or copied from the line
+ * it carries. A line that holds a known secret goes through the text path, which masks it.
+ */
+function writeCheckpointLine(record: CheckpointRecord, out: ByteSink): void {
+  const start = out.length;
+  try {
+    const encoded = record.kind === "simulation" ? encodedLineOf(record.simulation) : undefined;
+    if (encoded !== undefined) out.text(encoded);
+    else pyDumpsInto(checkpointLineValue(record), out);
+  } catch (error) {
+    out.truncate(start);
+    throw error;
+  }
+  const secrets = knownSecrets();
+  if (secrets.some((secret) => out.bytes.indexOf(secret, start, "utf8") >= 0)) {
+    const text = out.bytes.toString("utf8", start);
+    out.truncate(start);
+    out.text(maskSecrets(text));
+  }
+  out.byte(0x0a);
+}
+
 function checkpointLineText(record: CheckpointRecord): string {
+  return pyDumps(checkpointLineValue(record));
+}
+
+/** What a record's line is the compact dump of. */
+function checkpointLineValue(record: CheckpointRecord): unknown {
   switch (record.kind) {
     case "run":
-      return pyDumps(record);
+      return record;
     case "simulation":
       // Upstream's layout with float fields boxed, so `reward: 1.0` does not come back as `1`.
-      return pyDumps(
-        new Map<string, unknown>([
-          ["kind", record.kind],
-          ["version", record.version],
-          ["simulation", simulationToPy(record.simulation)],
-        ]),
-      );
+      return new Map<string, unknown>([
+        ["kind", record.kind],
+        ["version", record.version],
+        ["simulation", simulationToPy(record.simulation)],
+      ]);
     case "session":
-      return pyDumps({ ...record, usage: runUsageToPy(record.usage) });
+      return { ...record, usage: runUsageToPy(record.usage) };
     default: {
       const never: never = record;
       throw new Error(`unhandled checkpoint record ${String(never)}`);
