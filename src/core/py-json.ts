@@ -490,48 +490,55 @@ function compactDump(value: unknown, ensureAscii: boolean): string {
  * as UTF-8 without the text being built: the checkpoint writes every simulation this way.
  */
 export function pyDumpsInto(value: unknown, out: ByteSink, ensureAscii = true): void {
-  if (value === null || value === undefined) return out.ascii("null");
-  switch (typeof value) {
-    case "string":
-      return writeJsonString(value, ensureAscii, out);
-    case "number":
-      return out.ascii(pyJsonNumber(value, false));
-    case "boolean":
-      return out.ascii(value ? "true" : "false");
-    case "bigint":
-      return out.ascii(value.toString());
-    case "object":
-      break;
-    default:
-      return writeJsonString(String(value), ensureAscii, out);
-  }
-  if (value instanceof PyFloat) return out.ascii(pyJsonNumber(value.value, true));
-  if (value instanceof RawJson) return out.text(value.json);
-  if (Array.isArray(value)) {
+  if (typeof value === "string") writeJsonString(value, ensureAscii, out);
+  else if (Array.isArray(value)) {
     out.byte(0x5b);
     for (let i = 0; i < value.length; i++) {
       if (i > 0) out.ascii(", ");
       pyDumpsInto(value[i], out, ensureAscii);
     }
-    return out.byte(0x5d);
-  }
-  if (value instanceof Date) return writeJsonString(value.toISOString(), ensureAscii, out);
-  out.byte(0x7b);
-  let first = true;
-  const member = (key: string, item: unknown) => {
-    if (item === undefined) return;
-    if (!first) out.ascii(", ");
-    first = false;
-    writeJsonString(key, ensureAscii, out);
-    out.ascii(": ");
-    pyDumpsInto(item, out, ensureAscii);
-  };
-  if (value instanceof Map) for (const [key, item] of value) member(key, item);
-  else {
+    out.byte(0x5d);
+  } else if (value instanceof Map) {
+    out.byte(0x7b);
+    let first = true;
+    for (const [key, item] of value) first = writeMember(key, item, first, ensureAscii, out);
+    out.byte(0x7d);
+  } else if (
+    value !== null &&
+    typeof value === "object" &&
+    !(value instanceof PyFloat) &&
+    !(value instanceof RawJson) &&
+    !(value instanceof Date)
+  ) {
+    out.byte(0x7b);
+    let first = true;
     const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) member(key, record[key]);
+    for (const key of Object.keys(record)) first = writeMember(key, record[key], first, ensureAscii, out);
+    out.byte(0x7d);
+  } else if (value instanceof RawJson) out.text(value.json);
+  else {
+    // The rest is short and the same as in the text: numbers, booleans and null (ASCII), dates, other scalars.
+    const text = compactDump(value, ensureAscii);
+    if (typeof value === "number" || typeof value === "boolean" || value == null || value instanceof PyFloat)
+      out.ascii(text);
+    else out.text(text);
   }
-  out.byte(0x7d);
+}
+
+/** One `"key": value` of an object (none when `item` is undefined); whether the next is still the first. */
+function writeMember(
+  key: string,
+  item: unknown,
+  first: boolean,
+  ensureAscii: boolean,
+  out: ByteSink,
+): boolean {
+  if (item === undefined) return first;
+  if (!first) out.ascii(", ");
+  writeJsonString(key, ensureAscii, out);
+  out.ascii(": ");
+  pyDumpsInto(item, out, ensureAscii);
+  return false;
 }
 
 /** {@link pyJsonString} appended to `out`. */
