@@ -1,8 +1,10 @@
 /**
- * Bytes appended to one growing buffer: what the results export lays a file out in before handing
- * it to the disk in pieces, so the text of a large file never exists as strings.
+ * Bytes appended to one growing buffer: what the checkpoint encodes its lines into and the results
+ * export lays a file out in before handing them to the disk, so no text of theirs exists as strings.
  */
-export class ByteSink {
+import type { ByteOutput } from "./py-json.ts";
+
+export class ByteSink implements ByteOutput {
   private buffer: Buffer;
   /** Bytes held, at the start of {@link bytes}. */
   length = 0;

@@ -3,7 +3,20 @@
  * that distinction, and a serializer byte-identical to CPython's `json.dumps`
  * (separators, ASCII escaping, float repr, code-point key order).
  */
-import type { ByteSink } from "./byte-sink.ts";
+
+/**
+ * Where {@link pyDumpsInto} and {@link indentCompactPyJsonBytes} append UTF-8 bytes (byte-sink.ts's
+ * `ByteSink` in Node; a type only here, so the browser viewer can import this module).
+ */
+export interface ByteOutput {
+  byte(value: number): void;
+  /** ASCII text, a byte per character. */
+  ascii(text: string): void;
+  text(text: string): void;
+  copy(source: Uint8Array, start: number, end: number): void;
+  /** A line break and `level` levels of two-space indentation. */
+  newline(level: number): void;
+}
 
 /** A Python float whose value is integral (`2.0`): JavaScript numbers cannot tell it from `2`. */
 export class PyFloat {
@@ -387,7 +400,7 @@ export function indentCompactPyJsonBytes(
   start: number,
   end: number,
   depth: number,
-  out: ByteSink,
+  out: ByteOutput,
 ): void {
   const at = (i: number) => (i < end ? compact[i]! : -1);
   let level = depth;
@@ -489,7 +502,7 @@ function compactDump(value: unknown, ensureAscii: boolean): string {
  * {@link pyDumps}' compact layout in insertion order (no indent, no sorted keys), appended to `out`
  * as UTF-8 without the text being built: the checkpoint writes every simulation this way.
  */
-export function pyDumpsInto(value: unknown, out: ByteSink, ensureAscii = true): void {
+export function pyDumpsInto(value: unknown, out: ByteOutput, ensureAscii = true): void {
   if (typeof value === "string") writeJsonString(value, ensureAscii, out);
   else if (Array.isArray(value)) {
     out.byte(0x5b);
@@ -531,7 +544,7 @@ function writeMember(
   item: unknown,
   first: boolean,
   ensureAscii: boolean,
-  out: ByteSink,
+  out: ByteOutput,
 ): boolean {
   if (item === undefined) return first;
   if (!first) out.ascii(", ");
@@ -542,7 +555,7 @@ function writeMember(
 }
 
 /** {@link pyJsonString} appended to `out`. */
-function writeJsonString(s: string, ensureAscii: boolean, out: ByteSink): void {
+function writeJsonString(s: string, ensureAscii: boolean, out: ByteOutput): void {
   if (typeof s === "string" && SAFE_ASCII.test(s)) {
     out.byte(0x22);
     out.ascii(s);
