@@ -11,7 +11,7 @@ export class CallSlots<T> {
   private readonly values = new Map<string, T>();
   private next = 0;
 
-  /** `header` must be lower case (the SDKs pass headers on lower-cased). */
+  /** `header` must be lower case: the SDKs lower-case header names before their fetch sees them. */
   constructor(private readonly header: string) {}
 
   /** Runs `call` with `headers` plus the header naming `value`, which it holds until the call ends. */

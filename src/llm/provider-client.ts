@@ -235,9 +235,9 @@ const providerSdks = {
 };
 
 /**
- * Where {@link keepRawResponses} leaves the response text of the call running in this async context
- * (a model the caller built; used once, an AsyncLocalStorage makes every promise of the process
- * pay a hook, so taubench's own models get theirs through {@link rawReplies}).
+ * Where {@link keepRawResponses} leaves the response text of the call running in this async context:
+ * only for a model the caller built. Once an AsyncLocalStorage is used, every promise of the process
+ * pays a hook, so taubench's own models keep theirs through {@link rawReplies}.
  */
 const rawResponses = new AsyncLocalStorage<{ text?: string }>();
 
