@@ -3,6 +3,7 @@
  * export lays a file out in before handing them to the disk, so no text of theirs exists as strings.
  */
 import type { ByteOutput } from "./py-json.ts";
+import { hasSecrets, knownSecrets, maskSecrets } from "./secrets.ts";
 
 export class ByteSink implements ByteOutput {
   private buffer: Buffer;
@@ -81,6 +82,19 @@ export class ByteSink implements ByteOutput {
 
   toString(): string {
     return this.buffer.toString("utf8", 0, this.length);
+  }
+
+  /**
+   * Masks every secret known now in what was appended from `start` on: when its bytes hold one, they
+   * are replaced by {@link maskSecrets} of their text (bytes cannot be masked in place).
+   */
+  maskSecretsFrom(start: number): void {
+    if (!hasSecrets()) return;
+    const bytes = this.bytes;
+    if (!knownSecrets().some((secret) => bytes.indexOf(secret, start, "utf8") >= 0)) return;
+    const text = bytes.toString("utf8", start);
+    this.truncate(start);
+    this.text(maskSecrets(text));
   }
 
   private reserve(extra: number): void {

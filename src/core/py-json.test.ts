@@ -8,7 +8,6 @@ import {
   type PyValue,
   PyJsonSyntaxError,
   parsePyJson,
-  indentCompactPyJson,
   indentCompactPyJsonBytes,
   jsonMemberSpan,
   pyDumps,
@@ -164,37 +163,52 @@ describe(`Python-compatible JSON against CPython ${vectors.python} vectors`, () 
     );
   });
 
+  /** The indented layout of a compact dump, re-laid out from its UTF-8 within a larger buffer. */
+  const indentCompact = (compact: string, depth = 0) => {
+    // The span sits between other bytes (as a line does in a checkpoint read): nothing outside it is read.
+    const buffer = Buffer.from(`{"x", ${compact}, [`, "utf8");
+    const start = Buffer.byteLength('{"x", ');
+    const out = new ByteSink(8); // grows as it goes
+    indentCompactPyJsonBytes(buffer, start, buffer.length - 3, depth, out);
+    return out.toString();
+  };
+
   it("re-lays compact dumps out as indented ones without parsing", () => {
     for (const v of vectors.dumps) {
-      expect(indentCompactPyJson(v.compact), v.name).toBe(v.indent2);
-      expect(indentCompactPyJson(v.sorted), v.name).toBe(v.indent2_sorted);
+      expect(indentCompact(v.compact), v.name).toBe(v.indent2);
+      expect(indentCompact(v.sorted), v.name).toBe(v.indent2_sorted);
     }
     // Separators, brackets and escaped quotes inside strings are left alone; depth indents the inner lines.
     const value = { a: 'x, "y" [z] {w}: \\', b: [[], {}, [1, { c: null }]] };
-    expect(indentCompactPyJson(pyDumps(value))).toBe(pyDumps(value, { indent: 2 }));
-    expect(indentCompactPyJson(pyDumps([1, [2]]), 2)).toBe("[\n      1,\n      [\n        2\n      ]\n    ]");
+    expect(indentCompact(pyDumps(value))).toBe(pyDumps(value, { indent: 2 }));
+    expect(indentCompact(pyDumps([1, [2]]), 2)).toBe("[\n      1,\n      [\n        2\n      ]\n    ]");
   });
 
-  it("re-lays compact UTF-8 bytes out as the text version does, within a span of a larger buffer", () => {
-    const bytesOf = (compact: string, depth: number) => {
-      // The span sits between other bytes (as a line does in a checkpoint read): nothing outside it is read.
-      const buffer = Buffer.from(`{"x", ${compact}, [`, "utf8");
-      const start = Buffer.byteLength('{"x", ');
-      const out = new ByteSink(8); // grows as it goes
-      indentCompactPyJsonBytes(buffer, start, buffer.length - 3, depth, out);
-      return out.toString();
-    };
-    const texts = [
-      ...vectors.dumps.flatMap((v) => [v.compact, v.sorted, v.no_ascii]),
-      pyDumps(
+  it("re-lays compact UTF-8 out as pyDumps indents it, non-ASCII text and any depth", () => {
+    const values: [unknown, { ensureAscii?: boolean; sortKeys?: boolean }][] = [
+      ...vectors.dumps.flatMap((v): [unknown, { ensureAscii?: boolean; sortKeys?: boolean }][] => {
+        const value = parsePyJson(v.value, { maps: true });
+        return [
+          [value, {}],
+          [value, { sortKeys: true }],
+          [value, { ensureAscii: false }],
+        ];
+      }),
+      [
         { a: 'x, "y" [z] {w}: \\', b: [[], {}, [1, { c: null }]], "é, [ü]": "日本, {語}" },
         { ensureAscii: false },
-      ),
-      pyDumps(['\\"', "ends with a comma, ", [{}]]),
+      ],
+      [['\\"', "ends with a comma, ", [{}]], {}],
     ];
-    for (const text of texts)
-      for (const depth of [0, 2]) expect(bytesOf(text, depth), text).toBe(indentCompactPyJson(text, depth));
-    expect(() => bytesOf('{"a": "open', 0)).toThrow(PyJsonSyntaxError);
+    for (const [value, options] of values) {
+      const compact = pyDumps(value, options);
+      const indented = pyDumps(value, { ...options, indent: 2 });
+      for (const depth of [0, 2])
+        expect(indentCompact(compact, depth), compact).toBe(
+          indented.replaceAll("\n", `\n${"  ".repeat(depth)}`),
+        );
+    }
+    expect(() => indentCompact('{"a": "open', 0)).toThrow(PyJsonSyntaxError);
   });
 
   it("finds an object's own member without parsing", () => {

@@ -356,44 +356,12 @@ export function jsonMemberSpan(text: string, objectStart: number, key: string): 
 }
 
 /**
- * The text {@link pyDumps} writes with `indent: 2`, from the compact text it wrote for the same
- * value (`", "` and `": "` separators), without parsing it: only the layout changes. `depth` is
- * the nesting of the value in a larger indented document (its first line is not indented, as
- * pyDumps' own output inside a list item). Lets a stored compact record be re-laid out cheaply.
- */
-export function indentCompactPyJson(compact: string, depth = 0): string {
-  const parts: string[] = [];
-  const newline = (level: number) => `\n${"  ".repeat(level)}`;
-  let level = depth;
-  let run = 0; // start of the text not yet copied
-  for (let i = 0; i < compact.length; i++) {
-    const c = compact.charCodeAt(i);
-    if (c === 0x22) i = jsonStringEnd(compact, i);
-    else if (c === 0x7b || c === 0x5b) {
-      const next = compact.charCodeAt(i + 1);
-      if (next === 0x7d || next === 0x5d)
-        i++; // an empty container stays `{}` / `[]`
-      else {
-        parts.push(compact.slice(run, i + 1), newline(++level));
-        run = i + 1;
-      }
-    } else if (c === 0x7d || c === 0x5d) {
-      parts.push(compact.slice(run, i), newline(--level));
-      run = i;
-    } else if (c === 0x2c && compact.charCodeAt(i + 1) === 0x20) {
-      parts.push(compact.slice(run, i + 1), newline(level));
-      run = i + 2;
-      i++;
-    }
-  }
-  parts.push(compact.slice(run));
-  return parts.join("");
-}
-
-/**
- * {@link indentCompactPyJson} on UTF-8 bytes: appends to `out` the indented layout of the compact
- * text `compact[start, end)`, byte for byte the UTF-8 of what the text version returns (the
- * structural characters are ASCII, and no byte of a multi-byte character is one of them).
+ * Appends to `out` the UTF-8 of the text {@link pyDumps} writes with `indent: 2`, from the UTF-8
+ * of the compact text it wrote for the same value (`", "` and `": "` separators) in
+ * `compact[start, end)`, without parsing it: only the layout changes (the structural characters
+ * are ASCII, and no byte of a multi-byte character is one of them). `depth` is the nesting of the
+ * value in a larger indented document (its first line is not indented, as pyDumps' own output
+ * inside a list item). Lets a stored compact record be re-laid out cheaply.
  */
 export function indentCompactPyJsonBytes(
   compact: Uint8Array,

@@ -12,7 +12,7 @@ import { ByteSink } from "./byte-sink.ts";
 import { FileFormatError } from "./errors.ts";
 import { type PyValue, pyDumps } from "./py-json.ts";
 import { parseOrThrow, readPyJson } from "./read-files.ts";
-import { knownSecrets, maskSecrets } from "./secrets.ts";
+import { maskSecrets } from "./secrets.ts";
 import {
   buildSimulationIndex,
   RESULTS_FORMAT_VERSION,
@@ -173,10 +173,12 @@ export type SimulationSource = Iterable<SimulationRun> | AsyncIterable<Simulatio
 
 /**
  * A simulation already laid out as an item of the monolithic file's `simulations` list (see
- * {@link simulationItemText}): its text, or what appends its UTF-8 bytes to a sink (called at once,
- * before the next item is asked for).
+ * {@link simulationItemText}): what appends its UTF-8 bytes to a sink (called at once, before the
+ * next item is asked for).
  */
-export type RenderedSimulation = { readonly renderedItem: string } | { writeItem(out: ByteSink): void };
+export interface RenderedSimulation {
+  writeItem(out: ByteSink): void;
+}
 
 /** What {@link writeResultsStream} takes: simulations, or some already rendered. */
 export type StreamedSimulations =
@@ -214,12 +216,6 @@ function resultsFrame(head: ResultsHead): { prefix: string; suffix: string } {
 const NESTED_OPEN = "[\n  [\n    ";
 const NESTED_CLOSE = "\n  ]\n]";
 
-/** An item of {@link writeResultsStream} that is not bytes already, as text. */
-function itemText(simulation: SimulationRun | RenderedSimulation): string {
-  const rendered = (simulation as Partial<{ renderedItem: string }>).renderedItem;
-  return rendered ?? simulationItemText(simulation as SimulationRun);
-}
-
 /** One simulation as it appears inside the monolithic file's `simulations` list (indented two levels). */
 function simulationItemText(simulation: SimulationRun): string {
   const text = pyDumps([[simulationToPy(simulation)]], { indent: 2 });
@@ -246,22 +242,15 @@ export async function writeResultsStream(
   try {
     // Secrets are masked per piece; a piece is a whole value, so no key is cut in two.
     const pending = new ByteSink(STREAM_CHUNK_BYTES + (1 << 16));
-    const secrets = knownSecrets();
     pending.text(maskSecrets(prefix));
     for await (const simulation of simulations) {
       pending.text(count === 0 ? "[\n    " : ",\n    ");
-      const writeItem = (simulation as Partial<{ writeItem(out: ByteSink): void }>).writeItem;
+      const writeItem = (simulation as Partial<RenderedSimulation>).writeItem;
       const start = pending.length;
-      if (writeItem === undefined) pending.text(maskSecrets(itemText(simulation)));
-      else {
-        writeItem(pending);
-        // Its bytes hold a secret (one known now, not when the line was written): it goes as masked text.
-        if (secrets.some((secret) => pending.bytes.indexOf(secret, start, "utf8") >= 0)) {
-          const item = pending.bytes.toString("utf8", start);
-          pending.truncate(start);
-          pending.text(maskSecrets(item));
-        }
-      }
+      if (writeItem === undefined) pending.text(simulationItemText(simulation as SimulationRun));
+      else writeItem(pending);
+      // A rendered line may hold a secret known now, not when it was written.
+      pending.maskSecretsFrom(start);
       count++;
       if (pending.length >= STREAM_CHUNK_BYTES) {
         await handle.write(pending.bytes);

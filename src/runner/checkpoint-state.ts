@@ -329,20 +329,10 @@ function scanLine(
 }
 
 /**
- * The text of the given lines, in the order given (the export's second pass after
- * {@link scanWinningLines}; spans in file order are read in large sequential pieces, not one by one).
- */
-export async function* readLineSpans(
-  path: string,
-  spans: readonly LineSpan[],
-  chunkBytes = SCAN_CHUNK_BYTES,
-): AsyncGenerator<string> {
-  for await (const bytes of readLineSpanBytes(path, spans, chunkBytes)) yield bytes.toString("utf8");
-}
-
-/**
- * {@link readLineSpans} as bytes: each line is a view into the read buffer, valid only until the
- * next one is asked for (the export lays it out at once, never decoding it).
+ * The bytes of the given lines, in the order given (the export's second pass after
+ * {@link scanWinningLines}; spans in file order are read in large sequential pieces, not one by
+ * one). Each line is a view into the read buffer, valid only until the next one is asked for (the
+ * export lays it out at once, never decoding it).
  */
 export async function* readLineSpanBytes(
   path: string,

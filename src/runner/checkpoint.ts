@@ -26,7 +26,7 @@ import { z } from "zod";
 import { asFileIoError, FileFormatError, fileOperation, formatIssuePath } from "../core/errors.ts";
 import { ByteSink } from "../core/byte-sink.ts";
 import { jsonMemberSpan, parsePyJson, pyDumps, pyDumpsInto } from "../core/py-json.ts";
-import { knownSecrets, maskSecrets } from "../core/secrets.ts";
+import { maskSecrets } from "../core/secrets.ts";
 import { simulationToPy } from "../core/results.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { Task } from "../core/task.ts";
@@ -405,12 +405,7 @@ function writeCheckpointLine(record: CheckpointRecord, out: ByteSink): void {
     out.truncate(start);
     throw error;
   }
-  const secrets = knownSecrets();
-  if (secrets.some((secret) => out.bytes.indexOf(secret, start, "utf8") >= 0)) {
-    const text = out.bytes.toString("utf8", start);
-    out.truncate(start);
-    out.text(maskSecrets(text));
-  }
+  out.maskSecretsFrom(start);
   out.byte(0x0a);
 }
 

@@ -7,7 +7,12 @@ import { readResultsFile } from "../core/results-file.ts";
 import { forgetSecret, registerSecret } from "../core/secrets.ts";
 import { SimulationRun } from "../core/simulation.ts";
 import { CHECKPOINT_VERSION, CheckpointWriter, type SimulationRecord } from "./checkpoint.ts";
-import { loadCheckpointState, readLineSpans, scanWinningLines, slimSimulation } from "./checkpoint-state.ts";
+import {
+  loadCheckpointState,
+  readLineSpanBytes,
+  scanWinningLines,
+  slimSimulation,
+} from "./checkpoint-state.ts";
 import { checkpointToResults, exportResults } from "./export.ts";
 
 const v2 = join(import.meta.dirname, "fixtures", "checkpoint-v2.jsonl");
@@ -168,7 +173,7 @@ describe("exportResults", () => {
       expect(scan?.run).toEqual(state.run);
       expect(scan?.sessions).toEqual(state.sessions);
       const texts: string[] = [];
-      for await (const text of readLineSpans(path, scan!.spans, chunk)) texts.push(text);
+      for await (const line of readLineSpanBytes(path, scan!.spans, chunk)) texts.push(line.toString("utf8"));
       expect(texts).toEqual([...state.lines.values()].map((line) => lines[line - 1]));
     }
   });

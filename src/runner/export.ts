@@ -7,7 +7,7 @@ import { FileFormatError } from "../core/errors.ts";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Info, type Results, type SimulationIndexEntry } from "../core/results.ts";
-import { indentCompactPyJson, indentCompactPyJsonBytes } from "../core/py-json.ts";
+import { indentCompactPyJsonBytes } from "../core/py-json.ts";
 import {
   type RenderedSimulation,
   type ResultsHead,
@@ -128,9 +128,13 @@ function resultsHeadOf(
   };
 }
 
-/** A simulation line this version wrote, as its results item: its compact dump re-laid out, not parsed. */
-function renderedItemOf(line: string): RenderedSimulation {
-  return { renderedItem: indentCompactPyJson(line.slice(SIMULATION_LINE_HEAD.length, -1), 2) };
+/**
+ * A simulation line this version wrote (its UTF-8 bytes), as its results item: its compact dump
+ * re-laid out, not parsed. The line must stay as it is until the item is written.
+ */
+function renderedItemOf(line: Uint8Array): RenderedSimulation {
+  const head = SIMULATION_LINE_HEAD.length; // ASCII: as many bytes as characters
+  return { writeItem: (out) => indentCompactPyJsonBytes(line, head, line.length - 1, 2, out) };
 }
 
 /** Options of {@link exportResults}. */
@@ -148,15 +152,13 @@ async function* spannedSimulations(
   checkpointPath: string,
   spans: readonly LineSpan[],
 ): AsyncGenerator<RenderedSimulation> {
-  const head = SIMULATION_LINE_HEAD.length; // ASCII: as many bytes as characters
-  for await (const line of readLineSpanBytes(checkpointPath, spans))
-    yield { writeItem: (out) => indentCompactPyJsonBytes(line, head, line.length - 1, 2, out) };
+  for await (const line of readLineSpanBytes(checkpointPath, spans)) yield renderedItemOf(line);
 }
 
 /**
  * The second pass of the monolithic export: a line this version wrote holds the simulation's
  * compact dump, the very text the results item is when laid out with indentation
- * ({@link indentCompactPyJson}), so it is re-laid out instead of parsed and dumped again; a line
+ * ({@link indentCompactPyJsonBytes}), so it is re-laid out instead of parsed and dumped again; a line
  * of an older version goes the long way.
  */
 async function* renderedSimulations(
@@ -167,7 +169,8 @@ async function* renderedSimulations(
   let count = 0;
   for await (const { text, lineNumber } of streamLinesAt(checkpointPath, new Set(lines.values()))) {
     count++;
-    if (text.startsWith(SIMULATION_LINE_HEAD) && text.endsWith("}")) yield renderedItemOf(text);
+    if (text.startsWith(SIMULATION_LINE_HEAD) && text.endsWith("}"))
+      yield renderedItemOf(Buffer.from(text, "utf8"));
     else {
       const record = parseCheckpointLine(checkpointPath, lineNumber, text);
       if (record.kind !== "simulation")
