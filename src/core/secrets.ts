@@ -14,6 +14,8 @@ export const MIN_SECRET_LENGTH = 8;
 /** Secret value → what it is (the environment variable, or "credential"). */
 const secrets = new Map<string, string>();
 let pattern: RegExp | null = null;
+/** {@link knownSecrets}' list, made again only when the secrets change (it is asked per checkpoint line). */
+let list: readonly string[] | null = null;
 
 /** Names of environment variables whose values are secrets whatever provider they belong to. */
 export const SECRET_VARIABLE = /(_API_KEY|_TOKEN|_SECRET|_PASSWORD|_CREDENTIALS?)$/;
@@ -24,11 +26,14 @@ export function registerSecret(value: string | undefined | null, label = "creden
   if (!secret || secret.length < MIN_SECRET_LENGTH || secrets.has(secret)) return;
   secrets.set(secret, label);
   pattern = null;
+  list = null;
 }
 
 /** Stops treating `value` as a secret (a key withdrawn; tests). */
 export function forgetSecret(value: string): void {
-  if (secrets.delete(value.trim())) pattern = null;
+  if (!secrets.delete(value.trim())) return;
+  pattern = null;
+  list = null;
 }
 
 /** Registers every variable of `env` that names a secret ({@link SECRET_VARIABLE}). */
@@ -73,8 +78,9 @@ export function maskSecrets(text: string): string {
 }
 
 /** The secrets known now (for a search in bytes, which {@link maskSecrets} cannot take). */
-export function knownSecrets(): string[] {
-  return [...secrets.keys()];
+export function knownSecrets(): readonly string[] {
+  list ??= [...secrets.keys()];
+  return list;
 }
 
 /** Whether some secret is known (lets hot paths skip the scan). */
