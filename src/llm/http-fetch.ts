@@ -1,6 +1,7 @@
 /**
- * A `fetch` for the provider SDKs built on `node:http`/`node:https` with
- * keep-alive agents. Node 20's built-in fetch (undici behind WHATWG streams)
+ * A `fetch` for the provider SDKs: plain `http:` over this project's own
+ * HTTP/1.1 client (`http1.ts`), `https:` over `node:https` with a keep-alive
+ * agent. Node 20's built-in fetch (undici behind WHATWG streams)
  * costs about 1 ms of CPU per small JSON call, which at a few hundred calls in
  * flight makes the runner, not the model, the bottleneck; this path costs a
  * fraction of that. It covers what the SDKs send — a POST (or GET) with a
@@ -12,9 +13,9 @@
  * bodies are decoded. Redirects are not followed (provider APIs do not send
  * them; a 3xx comes back as a failed response).
  */
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { brotliDecompress, gunzip, inflate } from "node:zlib";
+import { type Http1Reply, sendHttp1 } from "./http1.ts";
 
 /** What {@link requestOverHttp} returns: the whole body, already read. */
 export interface HttpReply {
@@ -26,12 +27,11 @@ export interface HttpReply {
   body: Buffer;
 }
 
-// One pool per process, like fetch's global dispatcher. No socket cap: the
+// One https pool per process, like fetch's global dispatcher. No socket cap: the
 // runner's per-provider scheduler decides how many calls are in flight, and a
 // cap here would only queue them a second time. Idle sockets are kept for
 // reuse (enough for a few hundred concurrent calls) and never keep the process alive.
 const AGENT_OPTIONS = { keepAlive: true, maxFreeSockets: 1024, scheduling: "lifo" } as const;
-const httpAgent = new HttpAgent(AGENT_OPTIONS);
 const httpsAgent = new HttpsAgent(AGENT_OPTIONS);
 
 /** Statuses whose Response must have a null body. */
@@ -76,18 +76,37 @@ function responseHeaders(raw: string[]): Headers {
   return headers;
 }
 
-function reply(message: IncomingMessage, body: Buffer): HttpReply {
-  const raw = message.rawHeaders;
+function reply(status: number, statusText: string, raw: string[], body: Buffer): HttpReply {
   let headers: Headers | undefined;
   return {
-    status: message.statusCode ?? 0,
-    statusText: message.statusMessage ?? "",
+    status,
+    statusText,
     get headers() {
       headers ??= responseHeaders(raw);
       return headers;
     },
     body,
   };
+}
+
+/** The content-encoding of raw headers (the last one given), if any. */
+function contentEncoding(raw: string[]): string | undefined {
+  let encoding: string | undefined;
+  for (let index = 0; index + 1 < raw.length; index += 2)
+    if (raw[index]!.length === 16 && raw[index]!.toLowerCase() === "content-encoding")
+      encoding = raw[index + 1];
+  return encoding;
+}
+
+/** An {@link Http1Reply} with its body decoded; a body that does not decode fails like fetch. */
+function decodedReply(received: Http1Reply): Promise<HttpReply> {
+  const { status, statusText, rawHeaders, body } = received;
+  return decode(contentEncoding(rawHeaders), body).then(
+    (decoded) => reply(status, statusText, rawHeaders, decoded),
+    (error: unknown) => {
+      throw new TypeError("fetch failed", { cause: error });
+    },
+  );
 }
 
 /** True when {@link requestOverHttp} can send this request itself (else use the global fetch). */
@@ -129,6 +148,7 @@ export function requestOverHttp(
     headers["content-length"] = String(length);
   }
   const signal = init.signal ?? undefined;
+  if (!secure) return sendHttp1(target, init.method ?? "GET", headers, body, signal).then(decodedReply);
   return new Promise<HttpReply>((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
@@ -146,12 +166,8 @@ export function requestOverHttp(
       finish(signal?.reason);
       request.destroy();
     };
-    const options = {
-      method: init.method ?? "GET",
-      headers,
-      agent: secure ? httpsAgent : httpAgent,
-    };
-    const request = (secure ? httpsRequest : httpRequest)(target, options, (response) => {
+    const options = { method: init.method ?? "GET", headers, agent: httpsAgent };
+    const request = httpsRequest(target, options, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       // A connection closed mid-body must not pass for a complete (truncated) reply; Node reports it
@@ -171,7 +187,11 @@ export function requestOverHttp(
       response.on("end", () => {
         const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         decode(response.headers["content-encoding"], raw).then(
-          (decoded) => finish(null, reply(response, decoded)),
+          (decoded) =>
+            finish(
+              null,
+              reply(response.statusCode ?? 0, response.statusMessage ?? "", response.rawHeaders, decoded),
+            ),
           (error: unknown) => finish(new TypeError("fetch failed", { cause: error })),
         );
       });
