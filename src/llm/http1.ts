@@ -37,6 +37,8 @@ function connectionError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/** How many idle connections an origin keeps (node:https's pool keeps as many); more are closed. */
+const MAX_IDLE_PER_ORIGIN = 1024;
 /** Idle kept-alive connections of one origin, the last one used first. */
 const idleByOrigin = new Map<string, Connection[]>();
 
@@ -194,9 +196,9 @@ class Connection {
   /** The reply is complete: the connection goes back to the idle list, or is closed. */
   private finish(reusable: boolean): void {
     const exchange = this.release();
-    if (reusable && !this.socket.destroyed) {
+    let idle = idleByOrigin.get(this.origin);
+    if (reusable && !this.socket.destroyed && (idle?.length ?? 0) < MAX_IDLE_PER_ORIGIN) {
       this.socket.unref(); // an idle connection never keeps the process alive
-      let idle = idleByOrigin.get(this.origin);
       if (idle === undefined) idleByOrigin.set(this.origin, (idle = []));
       idle.push(this);
     } else this.socket.destroy();

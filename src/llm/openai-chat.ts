@@ -9,8 +9,8 @@
  * that differ only in an integer seed share one: it is probed with a sentinel
  * seed, and each call writes its own seed where the sentinel was). A call
  * then only serializes its messages and tools (system prompts and tool schemas
- * once, keyed by content and by schema object) and is sent straight over
- * `node:http`. A reply is checked by hand against what the SDK's response
+ * once, keyed by content and by schema object) and is sent straight by
+ * `requestOverHttp` (`http-fetch.ts`). A reply is checked by hand against what the SDK's response
  * schema accepts and turned into the result the SDK would return.
  *
  * Anything outside what is checked here goes to the SDK instead, never
