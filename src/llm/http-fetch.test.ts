@@ -1,5 +1,10 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handlesRequest, httpFetch, requestOverHttp } from "./http-fetch.ts";
@@ -154,4 +159,77 @@ describe("httpFetch", () => {
     const response = await httpFetch(new Request(`${base}/echo`, { method: "POST", body: "via fetch" }));
     expect(((await response.json()) as { body: string }).body).toBe("via fetch");
   });
+});
+
+describe("requestOverHttp over https (node:https)", () => {
+  it("sends to an https server the client trusts, reusing the connection, and refuses one it does not", async () => {
+    // A self-signed certificate for 127.0.0.1 (openssl: .ci/run installs it).
+    const folder = mkdtempSync(join(tmpdir(), "tau-https-"));
+    const [key, cert] = [join(folder, "key.pem"), join(folder, "cert.pem")];
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "2",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
+    let connections = 0;
+    const server = createHttpsServer(
+      { key: readFileSync(key), cert: readFileSync(cert) },
+      (request, response) => {
+        const chunks: Buffer[] = [];
+        request.on("data", (chunk: Buffer) => chunks.push(chunk));
+        request.on("end", () => response.end(`${request.method} ${Buffer.concat(chunks).toString()}`));
+      },
+    );
+    server.on("secureConnection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      // Not trusted here: the certificate error is the cause, as with fetch.
+      const refused = await requestOverHttp(url, { method: "POST", body: "x" }).catch((error) => error);
+      expect(refused).toBeInstanceOf(TypeError);
+      expect(refused.cause.code).toBe("DEPTH_ZERO_SELF_SIGNED_CERT");
+      // Trusted in a process started with the certificate as an extra CA.
+      const script = `
+        const { requestOverHttp } = await import(${JSON.stringify(new URL("./http-fetch.ts", import.meta.url).href)});
+        for (const body of ["one", "two"]) {
+          const reply = await requestOverHttp(${JSON.stringify(url)}, { method: "POST", body });
+          console.log(reply.status, reply.body.toString());
+        }`;
+      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: cert },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect([code, output.trim().split("\n")]).toEqual([0, ["200 POST one", "200 POST two"]]);
+      expect(connections).toBe(1); // the refused handshake never completed; the child's two calls shared one
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 30_000);
 });
