@@ -1,8 +1,10 @@
 /**
  * Shared pieces of the `tau run` end-to-end tests (`e2e-*.test.ts`): spawn the
  * real CLI as a child process, script the fake provider per participant
- * (agent, user simulator, judge), and read what the run wrote. Kept apart from
- * the tests so each test file stays about behaviour, not plumbing.
+ * (agent, user simulator, judge), and read what the run wrote; and run a
+ * TypeScript snippet in a process of its own, for tests about a process
+ * (its environment, whether it exits). Kept apart from the tests so each test
+ * file stays about behaviour, not plumbing.
  */
 import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -26,6 +28,38 @@ export function runTauSync(
     encoding: "utf8",
     ...(options.cwd ? { cwd: options.cwd } : {}),
     env: { ...process.env, ...options.env },
+  });
+}
+
+/**
+ * Runs `script` (an ES module in TypeScript, through tsx) in a child process without blocking this
+ * one (a server the script calls may live here), with `env` added to the parent's. Resolves to its
+ * exit code and what it printed (stdout and stderr together); code -1 when it had not exited
+ * after `timeoutMs` and was killed.
+ */
+export function runModuleScript(
+  script: string,
+  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  return new Promise((resolvePromise) => {
+    const timer = setTimeout(() => {
+      child.kill();
+      resolvePromise({ code: -1, output });
+    }, options.timeoutMs ?? 15_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, output });
+    });
   });
 }
 

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runModuleScript } from "../cli/e2e-harness.ts";
 import { handlesRequest, httpFetch, requestOverHttp } from "./http-fetch.ts";
 
 type Route = (request: IncomingMessage, body: string, response: ServerResponse) => void;
@@ -213,18 +214,7 @@ describe("requestOverHttp over https (node:https)", () => {
           const reply = await requestOverHttp(${JSON.stringify(url)}, { method: "POST", body });
           console.log(reply.status, reply.body.toString());
         }`;
-      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: cert },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      const { code, output } = await runModuleScript(script, { env: { NODE_EXTRA_CA_CERTS: cert } });
       expect([code, output.trim().split("\n")]).toEqual([0, ["200 POST one", "200 POST two"]]);
       expect(connections).toBe(1); // the refused handshake never completed; the child's two calls shared one
     } finally {

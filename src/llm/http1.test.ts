@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { runModuleScript } from "../cli/e2e-harness.ts";
 import { sendHttp1 } from "./http1.ts";
 
 /** A request as the raw server read it. */
@@ -277,23 +277,7 @@ describe("sendHttp1", () => {
       const { sendHttp1 } = await import(${JSON.stringify(new URL("./http1.ts", import.meta.url).href)});
       const reply = await sendHttp1(new URL(${JSON.stringify(server.url("/").href)}), "POST", {}, [Buffer.from("x")]);
       console.log(reply.body.toString());`;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill();
-        resolve(-1);
-      }, 15_000);
-      child.on("exit", (exitCode) => {
-        clearTimeout(timer);
-        resolve(exitCode);
-      });
-    });
+    const { code, output } = await runModuleScript(script);
     // The server never closes the connection: the child exits because its idle socket does not hold it.
     expect([code, output.trim()]).toEqual([0, "bye"]);
   });
