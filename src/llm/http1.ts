@@ -254,7 +254,7 @@ class Exchange {
   ) {}
 
   receivedAny(): boolean {
-    return this.received > 0 || this.pending !== null;
+    return this.received > 0;
   }
 
   /** True when the reply's body is framed by the end of the connection and has begun. */
