@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { SimulationRun } from "../core/simulation.ts";
+import type { Task } from "../core/task.ts";
 import { TAU2_TEXT } from "../domains/texts/tau2.ts";
 import { isTau1Domain } from "../domains/tau1/index.ts";
 import type { Environment } from "../env/environment.ts";
@@ -35,6 +36,8 @@ export interface SimulationRunnerOptions {
 export class SimulationRunner {
   private readonly template: Environment | null = null;
   private readonly agentTools: ToolSchema[] = [];
+  /** The user's tool schemas per task, built once: every trial of a task offers the same ones. */
+  private readonly userToolsByTask = new WeakMap<Task, ToolSchema[]>();
   private readonly guidelinesDir: string;
   /** Upstream's greeting when the data folder has its texts (else the episode's own). */
   private readonly greeting: string | undefined;
@@ -83,7 +86,11 @@ export class SimulationRunner {
     const { plan, clients } = this;
     if (!this.template) throw new Error("SimulationRunner: no environment template");
     const { config, domain } = plan;
-    const userTools = userToolsFor(domain, this.template, unit.task);
+    let userTools = this.userToolsByTask.get(unit.task);
+    if (userTools === undefined) {
+      userTools = userToolsFor(domain, this.template, unit.task);
+      this.userToolsByTask.set(unit.task, userTools);
+    }
     // Every attempt is a simulation of its own, with an id of its own.
     const simulationId = randomUUID();
     const episode = { signal, simulationId, trial: unit.trial, seed: unit.seed };
