@@ -37,7 +37,7 @@ export function describeIntervalMethod(method: IntervalMethod): string {
 }
 
 /** Linear-interpolation quantile of sorted values (numpy's default). */
-export function quantileOfSorted(sorted: readonly number[], q: number): number {
+export function quantileOfSorted(sorted: ArrayLike<number>, q: number): number {
   const position = (sorted.length - 1) * q;
   const lower = Math.floor(position);
   const upper = Math.ceil(position);
@@ -83,8 +83,9 @@ export function bootstrapMeans(
   }
   const tail = (1 - level) / 2;
   return means.map((column) => {
-    const sorted = [...column.sort()];
-    return [quantileOfSorted(sorted, tail), quantileOfSorted(sorted, 1 - tail)];
+    // A typed array sorts numerically, in place.
+    column.sort();
+    return [quantileOfSorted(column, tail), quantileOfSorted(column, 1 - tail)];
   });
 }
 
