@@ -169,6 +169,10 @@ export type {
 } from "./llm/index.ts";
 /** A provider failure (after retries) and a missing API key. */
 export { LlmError, MissingApiKeyError } from "./llm/index.ts";
+/** Reads a price file (`tau run --price-table`) over the bundled prices, for `llm.priceTable` or `createLlmClient`. */
+export { loadPriceTable } from "./llm/index.ts";
+/** Prices per `provider/model` in USD per million tokens, as `loadPriceTable` returns them. */
+export type { PriceTable } from "./llm/index.ts";
 
 // Data
 /** The data folder every command reads: the given path, `TAU_DATA_DIR`, or the `tau data pull` cache. */
