@@ -20,13 +20,13 @@ describe("tau view --web", () => {
     try {
       await viewWebCommand(
         ["upstream"],
-        { export: "site", dataDir: join(cwd, "no-data") },
+        { export: "site/", dataDir: join(cwd, "no-data") },
         { out: (l) => out.push(l), err: () => {} },
       );
     } finally {
       process.chdir(previous);
     }
-    expect(out.join("\n")).toMatch(/^Wrote 1 run\(s\) and 3 trajectories to site/);
+    expect(out.join("\n")).toMatch(/^Wrote 1 run and 3 trajectories to site\/; open site\/index\.html$/);
     expect(readFileSync(join(cwd, "site", "index.html"), "utf8")).toContain('TAU_VIEWER_MODE = "static"');
     expect(existsSync(join(cwd, "site", "assets", "app.js"))).toBe(true);
     const trajectory = readFileSync(join(cwd, "site", "data", "upstream", "sim-0.js"), "utf8");

@@ -2,6 +2,7 @@
  * `tau view --web [RUN…]`: the web viewer on 127.0.0.1 (until Ctrl-C), or with
  * `--export DIR` the same pages written as a static site.
  */
+import { join } from "node:path";
 import { DataDirError } from "../../core/errors.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { parseIntegerOption } from "../options.ts";
@@ -45,8 +46,10 @@ export async function viewWebCommand(
   const appDir = ensureApp(io.err);
   if (options.export !== undefined) {
     const summary = exportSite(catalog, appDir, options.export, load, io.err);
+    const { runs, trajectories } = summary;
     io.out(
-      `Wrote ${summary.runs} run(s) and ${summary.trajectories} trajectories to ${summary.dir}; open ${summary.dir}/index.html`,
+      `Wrote ${runs} run${runs === 1 ? "" : "s"} and ${trajectories} ${trajectories === 1 ? "trajectory" : "trajectories"} ` +
+        `to ${summary.dir}; open ${join(summary.dir, "index.html")}`,
     );
     return;
   }
