@@ -71,6 +71,9 @@ function parsePriorRates(text: string): number[] {
 const count = (n: number) => n.toLocaleString("en-US");
 const usd = (value: number) => `$${value.toFixed(2)}`;
 
+/** "1 trial per task", "3 trials per task". */
+const trialsPerTask = (trials: number) => `${trials} trial${trials === 1 ? "" : "s"} per task`;
+
 function simulationsLine(trials: number, tasks: number, cost: SimulationCost | null): string {
   const simulations = trials * tasks;
   return `${count(simulations)} simulations${cost ? `, about ${usd(simulations * cost.usd)}` : ""}`;
@@ -121,7 +124,7 @@ export async function planCommand(
     baselineTrials = trialCounts[Math.floor(trialCounts.length / 2)]!;
     cost ??= costPerSimulation(run);
     lines.push(
-      `Baseline ${run.path}: ${numbers.tasks} tasks, ${baselineTrials} trials per task, pass^1 ${metrics.passHatK[0]?.toFixed(3) ?? "-"}, mean per-task trial variance p(1−p) ${numbers.trialVariance.toFixed(3)}`,
+      `Baseline ${run.path}: ${numbers.tasks} tasks, ${trialsPerTask(baselineTrials)}, pass^1 ${metrics.passHatK[0]?.toFixed(3) ?? "-"}, mean per-task trial variance p(1−p) ${numbers.trialVariance.toFixed(3)}`,
     );
   } else {
     const rates = parsePriorRates(options.priorSuccess!);
@@ -157,18 +160,19 @@ export async function planCommand(
     );
   } else if (baselineTrials === null) {
     lines.push(
-      `  Both runs: ${fresh.trials} trials per task each = ${simulationsLine(fresh.trials, plan.tasks, cost)} per run.`,
+      `  Both runs: ${trialsPerTask(fresh.trials)} each = ${simulationsLine(fresh.trials, plan.tasks, cost)} per run.`,
     );
   } else if (fresh.trials > baselineTrials) {
     lines.push(
       `  Same trials in both runs: ${fresh.trials} per task. The baseline needs ${fresh.trials - baselineTrials} more per task (resume it with --num-trials ${fresh.trials}: ${simulationsLine(fresh.trials - baselineTrials, plan.tasks, cost)}), the new run ${fresh.trials} (${simulationsLine(fresh.trials, plan.tasks, cost)}).`,
     );
   }
+  // A plan against the baseline exists only when there is a baseline (so baselineTrials is set).
   if (against && fresh.trials !== null)
     lines.push(
       against.trials === null
-        ? `  Keeping the baseline as it is: out of reach (${spread ? `${spread} and ` : ""}its ${baselineTrials} trials per task leave a detectable difference of ${against.floor.toFixed(3)}).`
-        : `  Keeping the baseline as it is: the new run needs ${against.trials} trials per task (${simulationsLine(against.trials, plan.tasks, cost)}).`,
+        ? `  Keeping the baseline as it is: out of reach (${spread ? `${spread} and ` : ""}its ${trialsPerTask(baselineTrials!)} leave${baselineTrials === 1 ? "s" : ""} a detectable difference of ${against.floor.toFixed(3)}).`
+        : `  Keeping the baseline as it is: the new run needs ${trialsPerTask(against.trials)} (${simulationsLine(against.trials, plan.tasks, cost)}).`,
     );
   lines.push(
     "",

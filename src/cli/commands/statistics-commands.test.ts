@@ -142,6 +142,14 @@ describe("tau plan", () => {
     );
   });
 
+  it("speaks of one trial per task in the singular", async () => {
+    writeRun(join(dir, "base1.json"), 1, 0);
+    const text = await planCommand(join(dir, "base1.json"), {});
+    expect(text).toContain("50 tasks, 1 trial per task, pass^1");
+    expect(text).toMatch(/its 1 trial per task leaves a detectable difference of 0\.\d{3}/);
+    expect(text).not.toMatch(/\b1 trials\b/);
+  });
+
   it("prefers the recorded provider cost, judge and re-runs included, and sizes the new run alone", async () => {
     const text = await planCommand(join(dir, "base16.json"), { effect: "0.1" });
     expect(text).toContain(
