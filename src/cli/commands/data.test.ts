@@ -25,6 +25,11 @@ describe.skipIf(!dataDir)("tau data verify (skipped: TAU_DATA_DIR not set)", () 
     expect(bad.stdout).toContain(`${copy} (from TAU_DATA_DIR):`);
     const where = runTauSync(["data", "where"], { env: { TAU_DATA_DIR: join(copy, "nowhere") } });
     expect(where.stdout).toContain(`in use: ${join(copy, "nowhere")} (from TAU_DATA_DIR; does not exist)`);
+    // Files are counted per domain folder, not listed one by one (there are hundreds of documents).
+    expect(where.stdout).toMatch(
+      /^expected files \(\d+\): domains\/airline\/ 4, domains\/banking_knowledge\/ \d+, .*user_simulator\/ 2$/m,
+    );
+    expect(where.stdout).toMatch(/^τ-bench files \(\d+\): LICENSE, airline\/ \d+, /m);
     rmSync(copy, { recursive: true, force: true });
   });
 });

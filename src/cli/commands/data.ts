@@ -34,6 +34,20 @@ function chosenTau1DataDir(flag?: string): { dir: string; source: string } {
   return { dir: defaultTau1DataDir(), source: "the default cache" };
 }
 
+/**
+ * A file list as folders and counts ("domains/airline/ 4, …, LICENSE"): a domain folder (up to two
+ * levels) stands for the files below it; `tau data verify` names any one that is missing.
+ */
+function filesByFolder(files: readonly { path: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const { path } of files) {
+    const parts = path.split("/");
+    const key = parts.length === 1 ? path : `${parts.slice(0, Math.min(2, parts.length - 1)).join("/")}/`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([key, count]) => (key.endsWith("/") ? `${key} ${count}` : key)).join(", ");
+}
+
 /** The lines of `tau data verify`, and whether the folder holds the pinned data. */
 export function verifyReport(dir: string, source: string): { lines: string[]; ok: boolean } {
   const result = verifyData(dir);
@@ -141,10 +155,10 @@ export function registerDataCommand(program: Command): void {
       console.log(`TAU_DATA_DIR: ${process.env.TAU_DATA_DIR ?? "(not set)"}`);
       console.log(`default cache: ${defaultDataDir()}`);
       console.log(`in use: ${dir} (from ${source}; ${existsSync(dir) ? "exists" : "does not exist"})`);
-      console.log(`expected files (${DATA_MANIFEST.length}): ${DATA_MANIFEST.map((f) => f.path).join(", ")}`);
+      console.log(`expected files (${DATA_MANIFEST.length}): ${filesByFolder(DATA_MANIFEST)}`);
       console.log(`TAU1_DATA_DIR: ${process.env.TAU1_DATA_DIR ?? "(not set)"}`);
       console.log(`τ-bench default cache: ${defaultTau1DataDir()}`);
-      console.log(`τ-bench files (${TAU1_MANIFEST.length}): ${TAU1_MANIFEST.map((f) => f.path).join(", ")}`);
+      console.log(`τ-bench files (${TAU1_MANIFEST.length}): ${filesByFolder(TAU1_MANIFEST)}`);
       console.log("`tau data verify` checks them against the pinned sha256 list.");
       console.log(
         `upstream's exact texts: ${textsRelativePath()} (written by \`tau data pull\` or \`tau data extract-texts\`)`,
