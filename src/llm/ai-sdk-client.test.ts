@@ -99,6 +99,22 @@ describe("createAiSdkClient", () => {
     expect(denied).toMatchObject({ kind: "auth", statusCode: 401, stopsRun: true });
   });
 
+  it("classifies a model that finds no API key when called as a run-stopping auth error, sending nothing", async () => {
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      // The SDK reads its key when called, not when built.
+      const llm = createAiSdkClient(createOpenAI({ baseURL: fake.openaiBaseUrl }).chat("gpt-4.1"));
+      const missing = await llm.generate(ASK).catch((error: unknown) => error);
+      expect(missing).toBeInstanceOf(LlmError);
+      expect(missing).toMatchObject({ kind: "auth", stopsRun: true });
+      expect((missing as LlmError).message).toMatch(/^openai\/gpt-4\.1: OpenAI API key is missing\./);
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+    }
+  });
+
   it("refuses what is not an AI SDK 6 model with one line", () => {
     expect(() => createAiSdkClient("openai/gpt-4.1" as never)).toThrow(UsageError);
     expect(() => createAiSdkClient("gpt-4.1" as never)).toThrow(

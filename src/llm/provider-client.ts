@@ -10,6 +10,7 @@ import {
   type LanguageModelV3,
   type LanguageModelV3Content,
   type LanguageModelV3GenerateResult,
+  LoadAPIKeyError,
   type SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
 import type { ToolCall, Usage } from "../core/messages.ts";
@@ -442,6 +443,10 @@ export function classifyError(error: unknown, model: string): LlmError {
         cause: error,
       },
     );
+  }
+  // A model the caller built reads its key when called: none would fail every call, so it stops the run.
+  if (LoadAPIKeyError.isInstance(error)) {
+    return new LlmError(`${model}: ${oneLine(error.message)}`, { kind: "auth", model, cause: error });
   }
   if (isNetworkError(error)) {
     return new LlmError(`${model}: network error: ${oneLine(String((error as Error).message))}`, {
