@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { REPLAY_CLOSING } from "../core/offline-protocol.ts";
 import { readResultsFile } from "../core/results-file.ts";
@@ -86,6 +87,31 @@ describe.skipIf(!dataDir)("agent and user modules (skipped: TAU_DATA_DIR not set
         /^tau: .*different settings \(agent_module_sha256: "[0-9a-f]{64}" → "[0-9a-f]{64}"\)/,
       );
     });
+  });
+
+  it("an InfrastructureError a .ts module throws from its own copy of taubench is an infrastructure error, not the agent's", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-modules-infra-"));
+    // tsx loads what the module imports again, so this class is not the runner's own.
+    const errors = JSON.stringify(fileURLToPath(new URL("../core/errors.ts", import.meta.url)));
+    writeFileSync(
+      join(cwd, "outage.ts"),
+      `import { InfrastructureError } from ${errors};
+export default {
+  name: "outage", version: "1", description: "its backend is down", needsLlm: false,
+  create: () => ({
+    name: "outage", initState: () => ({}), isStop: () => false,
+    generate: async () => { throw new InfrastructureError("backend down"); },
+  }),
+};
+`,
+    );
+    const run = runTauSync(
+      [...base, "--agent", "./outage.ts", "--user", "scripted", "--max-retries", "0", "--save-to", "o"],
+      { cwd },
+    );
+    expect(run.stdout).toContain("(0 evaluated, 1 infrastructure errors)");
+    expect(run.stdout).not.toContain("agent_error");
+    expect(run.status).toBe(4);
   });
 
   const broken: [string, string, string | null, RegExp][] = [

@@ -5,15 +5,41 @@
  */
 import { maskSecrets } from "./secrets.ts";
 
-/** Base class of every error taubench raises on purpose. */
+/** The names of an error's classes, up to TauError (a symbol shared by every copy of taubench). */
+const CLASS_NAMES = Symbol.for("taubench.errorClassNames");
+
+/**
+ * Base class of every error taubench raises on purpose. `instanceof` also holds for an error from
+ * another loaded copy of taubench: a `.ts` agent module is loaded through tsx with its own copy of
+ * everything it imports, so the `InfrastructureError` or `LlmError` it throws is another class than
+ * the runner's, and an outage would otherwise be scored as the agent's error.
+ */
 export class TauError extends Error {
   /** Process exit code the CLI uses for this error. */
   readonly exitCode: number;
+  declare readonly [CLASS_NAMES]: readonly string[];
   constructor(message: string, options: { cause?: unknown; exitCode?: number } = {}) {
     // Masked before the stack is captured, so neither message nor traceback carries a known key.
     super(maskSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.exitCode = options.exitCode ?? 1;
+    const names: string[] = [];
+    for (
+      let at: unknown = new.target;
+      typeof at === "function" && at !== Error;
+      at = Object.getPrototypeOf(at)
+    )
+      names.push(at.name);
+    Object.defineProperty(this, CLASS_NAMES, { value: names });
+  }
+
+  // `this` is the class tested against (a subclass too), so it cannot be named.
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: as above.
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    const names = value instanceof Error ? (value as { [CLASS_NAMES]?: unknown })[CLASS_NAMES] : undefined;
+    // biome-ignore lint/complexity/noThisInStatic: as above.
+    return Array.isArray(names) && names.includes(this.name);
   }
 }
 
