@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { EventEmitter } from "node:events";
+import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTau, TAU_BIN } from "../cli/e2e-harness.ts";
 import { publishAgentReply, startA2aServer } from "../testing/a2a-server.ts";
 import { startFakeProvider, type FakeProvider, type FakeRequest } from "../testing/fake-provider.ts";
+import { assertRedisReachable, reportConnectionErrors } from "./queue.ts";
 import { hasRedisServer, startRedis, type TestRedis } from "./redis-harness.ts";
 
 const dataDir = process.env.TAU_DATA_DIR;
@@ -387,3 +390,76 @@ describe.skipIf(!dataDir || !redisPresent)(
     }, 240_000);
   },
 );
+
+/** A port on 127.0.0.1 that nothing listens on (bound once, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("a --queue where no Redis answers", () => {
+  it("assertRedisReachable fails at once with the URL and the reason", async () => {
+    const url = `redis://127.0.0.1:${await closedPort()}/0`;
+    await expect(assertRedisReachable(url, 2000)).rejects.toThrow(
+      `--queue: cannot reach Redis at ${url}: connect ECONNREFUSED`,
+    );
+  });
+
+  it("tau worker says so in one line and exits instead of waiting forever", async () => {
+    const port = await closedPort();
+    const url = `redis://127.0.0.1:${port}/0`;
+    const result = await runTau(["worker", "--queue", url], {
+      cwd: mkdtempSync(join(tmpdir(), "tau-queue-")),
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `tau: --queue: cannot reach Redis at ${url}: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+  }, 30_000);
+
+  it.skipIf(!dataDir)(
+    "tau run --queue says so in one line, writes nothing and exits (skipped: TAU_DATA_DIR missing)",
+    async () => {
+      const url = `redis://127.0.0.1:${await closedPort()}/0`;
+      const cwd = mkdtempSync(join(tmpdir(), "tau-queue-"));
+      const args = [
+        "run",
+        "--domain",
+        "mock",
+        "--agent",
+        "replay",
+        "--user",
+        "scripted",
+        "--queue",
+        url,
+        "--save-to",
+        "q",
+      ];
+      const result = await runTau(args, { cwd, env: { TAU_DATA_DIR: dataDir! } });
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toContain(`tau: --queue: cannot reach Redis at ${url}: connect ECONNREFUSED`);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+      expect(existsSync(join(cwd, "runs", "q", "results.jsonl"))).toBe(false);
+    },
+    30_000,
+  );
+
+  it("reportConnectionErrors logs each message once per quiet period, from any of the emitters", () => {
+    const queue = new EventEmitter();
+    const client = new EventEmitter();
+    const lines: string[] = [];
+    reportConnectionErrors([queue, client], "redis://127.0.0.1:1/0", (line) => lines.push(line), 60_000);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      queue.emit("error", new Error("connect ECONNREFUSED 127.0.0.1:1"));
+      client.emit("error", new Error("connect ECONNREFUSED 127.0.0.1:1"));
+    }
+    client.emit("error", new Error("Connection is closed."));
+    expect(lines).toEqual([
+      "queue redis://127.0.0.1:1/0: connect ECONNREFUSED 127.0.0.1:1",
+      "queue redis://127.0.0.1:1/0: Connection is closed.",
+    ]);
+  });
+});

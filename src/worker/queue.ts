@@ -81,6 +81,74 @@ async function loadBullmq(): Promise<{ bullmq: Bullmq; Redis: typeof Redis }> {
 /** BullMQ's connection options: its own reconnecting ioredis clients, commands wait while Redis is away. */
 const connectionFor = (url: string) => ({ url, maxRetriesPerRequest: null });
 
+/** How long the first connection to `--queue` may take before the command gives up on it. */
+const FIRST_CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * Connects once, without retrying. The clients BullMQ uses reconnect forever (right while a run is
+ * under way: Redis may restart), so a Redis that is not there at the start would be waited for
+ * forever; it is one line now instead.
+ */
+export async function assertRedisReachable(
+  url: string,
+  timeoutMs = FIRST_CONNECT_TIMEOUT_MS,
+  Client?: typeof Redis,
+): Promise<void> {
+  const RedisClient = Client ?? (await loadBullmq()).Redis;
+  const probe = new RedisClient(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+  });
+  // connect() rejects with "Connection is closed."; the reason (ECONNREFUSED, a timeout) comes here.
+  let reason: Error | undefined;
+  probe.on("error", (error: Error) => {
+    reason ??= error;
+  });
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (error) {
+    const message = (reason ?? (error as Error)).message;
+    throw new InfrastructureError(`--queue: cannot reach Redis at ${url}: ${message}`, {
+      cause: error,
+      isRetryable: false,
+      stopsRun: true,
+    });
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** Event emitters that report errors (BullMQ's queue, events and worker; ioredis clients). */
+interface ErrorEmitter {
+  on(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/**
+ * Turns the errors of `emitters` into lines for `log`, one per message every `quietMs`: while Redis
+ * is away, ioredis and BullMQ would print a stack for every reconnect attempt.
+ */
+export function reportConnectionErrors(
+  emitters: readonly ErrorEmitter[],
+  url: string,
+  log: (line: string) => void,
+  quietMs = 30_000,
+): void {
+  const lastLogged = new Map<string, number>();
+  const onError = (error: Error) => {
+    const now = Date.now();
+    const last = lastLogged.get(error.message);
+    if (last !== undefined && now - last < quietMs) return;
+    lastLogged.set(error.message, now);
+    log(`queue ${url}: ${error.message}`);
+  };
+  for (const emitter of emitters) emitter.on("error", onError);
+}
+
 /** The job id of a unit: the run's id, trial, task and seed (BullMQ forbids `:` in ids). */
 export function jobIdFor(runId: string, unit: UnitRef): string {
   return `${runId}-${unit.trial}-${encodeURIComponent(unit.taskId)}-${unit.seed}`;
@@ -111,10 +179,12 @@ export function queueExecutor(
   checkQueueUrl(url);
   return async (plan, hooks): Promise<UnitExecutor> => {
     const { bullmq, Redis } = await loadBullmq();
+    await assertRedisReachable(url, FIRST_CONNECT_TIMEOUT_MS, Redis);
     const connection = connectionFor(url);
     const queue: Queue = new bullmq.Queue(QUEUE_NAME, { connection });
     const events: QueueEvents = new bullmq.QueueEvents(QUEUE_NAME, { connection });
     const subscriber = new Redis(url, { maxRetriesPerRequest: null });
+    reportConnectionErrors([queue, events, subscriber], url, (line) => hooks.note(line));
     const removals = new Set<Promise<unknown>>();
     const close = async () => {
       clearInterval(timer);
@@ -236,9 +306,11 @@ export interface QueueWorkerOptions {
 export async function runQueueWorker(options: QueueWorkerOptions): Promise<string | null> {
   const url = checkQueueUrl(options.url);
   const { bullmq, Redis } = await loadBullmq();
+  await assertRedisReachable(url, FIRST_CONNECT_TIMEOUT_MS, Redis);
   const connection = connectionFor(url);
   const publisher = new Redis(url, { maxRetriesPerRequest: null });
   const subscriber = new Redis(url, { maxRetriesPerRequest: null });
+  reportConnectionErrors([publisher, subscriber], url, options.log);
   const me = `${hostname()}:${process.pid}`;
   const hosts = new Map<string, Promise<UnitHost>>();
   let pendingEvents: LlmEvent[] = [];
@@ -318,7 +390,7 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<strin
       // A job whose workers keep dying is failed (then retried by the coordinator's batch) after this many.
       maxStalledCount: 3,
     });
-    worker.on("error", (error) => options.log(`worker: ${error.message}`));
+    reportConnectionErrors([worker], url, options.log);
     worker.on("stalled", (jobId) => options.log(`job ${jobId} lost its worker; it runs again`));
     options.signal?.addEventListener("abort", () => void worker.close().then(resolve), { once: true });
   });
