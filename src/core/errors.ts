@@ -99,6 +99,7 @@ const IO_REASONS: Record<string, string> = {
   ENOENT: "no such file or folder (or the file system does not allow creating it)",
   ENOTDIR: "a part of the path is a file, not a folder",
   EISDIR: "it is a folder",
+  EEXIST: "a file or folder of that name is in the way",
   EIO: "an input/output error of the device",
   EMFILE: "too many open files",
 };

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, write
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ByteSink } from "./byte-sink.ts";
-import { FileFormatError } from "./errors.ts";
+import { asFileIoError, FileFormatError, fileOperation } from "./errors.ts";
 import { type PyValue, pyDumps } from "./py-json.ts";
 import { parseOrThrow, readPyJson } from "./read-files.ts";
 import { maskSecrets } from "./secrets.ts";
@@ -109,12 +109,25 @@ function temporaryPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
 }
 
+/**
+ * Moves a finished temporary file onto `path`. A failure (`path` is a folder, say) removes the
+ * temporary file and is a {@link FileIoError} naming `path`.
+ */
+function replaceWith(temporary: string, path: string): void {
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw asFileIoError(error, path, "write");
+  }
+}
+
 /** Writes a text file atomically (temporary file in the same folder, then rename). */
 export function writeAtomically(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+  fileOperation(path, "write", () => mkdirSync(dirname(path), { recursive: true }));
   const temporary = temporaryPathFor(path);
-  writeFileSync(temporary, maskSecrets(text), "utf8");
-  renameSync(temporary, path);
+  fileOperation(temporary, "write", () => writeFileSync(temporary, maskSecrets(text), "utf8"));
+  replaceWith(temporary, path);
 }
 
 /** Options of {@link writeResultsFile}. */
@@ -234,10 +247,10 @@ export async function writeResultsStream(
   head: ResultsHead,
   simulations: StreamedSimulations,
 ): Promise<number> {
-  mkdirSync(dirname(path), { recursive: true });
+  fileOperation(path, "write", () => mkdirSync(dirname(path), { recursive: true }));
   const { prefix, suffix } = resultsFrame(head);
   const temporary = temporaryPathFor(path);
-  const handle = await open(temporary, "w");
+  const handle = await fileOperation(temporary, "write", () => open(temporary, "w"));
   let count = 0;
   try {
     // Secrets are masked per piece; a piece is a whole value, so no key is cut in two.
@@ -265,9 +278,9 @@ export async function writeResultsStream(
       // Already closed or unusable; the temporary file is removed below either way.
     });
     rmSync(temporary, { force: true });
-    throw error;
+    throw asFileIoError(error, path, "write");
   }
-  renameSync(temporary, path);
+  replaceWith(temporary, path);
   return count;
 }
 

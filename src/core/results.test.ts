@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { FileFormatError } from "./errors.ts";
+import { FileFormatError, FileIoError } from "./errors.ts";
 import { SimulationRun } from "./simulation.ts";
 import { PyFloat, parsePyJson, pyDumps } from "./py-json.ts";
 import { RESULTS_FORMAT_VERSION, type Results, serializeResults, simulationToPy } from "./results.ts";
@@ -299,6 +299,26 @@ describe("streaming results writer", () => {
     const { simulations: _all, ...head } = results;
     await expect(writeResultsStream(file, head, failing())).rejects.toThrow("checkpoint vanished");
     expect(readFileSync(file, "utf8")).toBe("previous");
+    expect(readdirSync(folder)).toEqual(["results.json"]);
+  });
+
+  it("a folder where the file should go is a FileIoError naming it, and no temporary file is left", async () => {
+    const results = readResultsFile(upstreamFile);
+    const folder = scratchDir();
+    const target = join(folder, "results.json");
+    mkdirSync(target);
+    const { simulations, ...head } = results;
+    const streamed = await writeResultsStream(target, head, simulations).catch((error: unknown) => error);
+    expect(streamed).toBeInstanceOf(FileIoError);
+    expect((streamed as FileIoError).message).toBe(`cannot write ${target}: it is a folder (EISDIR)`);
+    let eager: unknown;
+    try {
+      writeResultsFile(target, results);
+    } catch (error) {
+      eager = error;
+    }
+    expect(eager).toBeInstanceOf(FileIoError);
+    expect((eager as FileIoError).message).toBe(`cannot write ${target}: it is a folder (EISDIR)`);
     expect(readdirSync(folder)).toEqual(["results.json"]);
   });
 
