@@ -28,7 +28,8 @@ describe.skipIf(!dataDir)("tau run holds a lock on its run (skipped: TAU_DATA_DI
       "--user",
       "scripted",
       "--num-trials",
-      "300",
+      // Long enough that the first run is still going when the second starts, on a loaded machine too.
+      "1000",
       "--max-concurrency",
       "1",
       "--data-dir",
@@ -65,7 +66,7 @@ describe.skipIf(!dataDir)("tau run holds a lock on its run (skipped: TAU_DATA_DI
     );
     expect(existsSync(`${checkpoint}.lock`)).toBe(false);
     const state = await loadCheckpointState(checkpoint);
-    expect(state.simulations.size).toBe(3000);
+    expect(state.simulations.size).toBe(10_000);
     expect(state.duplicates).toBe(0);
   }, 120_000);
 });
