@@ -114,6 +114,64 @@ export default {
     expect(run.status).toBe(4);
   });
 
+  it("a 2.0 a .ts module builds with its own copy of taubench reaches the tool as a float, and the task's floats are its floats", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-modules-float-"));
+    const pyJson = JSON.stringify(fileURLToPath(new URL("../core/py-json.ts", import.meta.url)));
+    // What an AI SDK adapter in the module does with arguments `{"gb_amount": 2.0}`: its own PyFloat.
+    writeFileSync(
+      join(cwd, "refuel.ts"),
+      `import { PyFloat } from ${pyJson};
+export default {
+  name: "refuel", version: "1", description: "refuels 2.0 GB", needsLlm: false,
+  create: (ctx: { task: { evaluation_criteria: { actions: { name: string; arguments: Record<string, unknown> }[] } } }) => {
+    const expected = ctx.task.evaluation_criteria.actions.find((a) => a.name === "refuel_data")!.arguments;
+    if (!(expected.gb_amount instanceof PyFloat)) throw new Error("the task's 2.0 is not a PyFloat here");
+    return {
+      name: "refuel", initState: () => 0, isStop: () => false,
+      generate: async (_input: unknown, step: number) => ({
+        message: step === 0
+          ? { role: "assistant", tool_calls: [{ id: "c0", name: "refuel_data", requestor: "assistant",
+              arguments: { customer_id: "C1001", line_id: "L1002", gb_amount: new PyFloat(2) } }] }
+          : { role: "assistant", content: "Done, goodbye." },
+        state: step + 1,
+      }),
+    };
+  },
+};
+`,
+    );
+    const task = "[mobile_data_issue]data_usage_exceeded[PERSONA:Easy]";
+    const run = runTauSync(
+      [
+        "run",
+        "--domain",
+        "telecom",
+        "--split",
+        "full",
+        "--task-ids",
+        task,
+        "--data-dir",
+        dataDir!,
+        "--agent",
+        "./refuel.ts",
+        "--user",
+        "scripted",
+        "--max-steps",
+        "6",
+        "--save-to",
+        "f",
+      ],
+      { cwd },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const results = readResultsFile(join(cwd, "runs", "f", "results.json"));
+    const messages = results.simulations[0]!.messages;
+    expect(messages.find((m) => m.role === "tool")?.content).toContain("Successfully added 2.0 GB of data");
+    const raw = readFileSync(join(cwd, "runs", "f", "results.json"), "utf8");
+    expect(raw).toMatch(/"gb_amount": 2\.0\b/);
+    expect(raw).not.toContain('"gb_amount": {');
+  });
+
   const broken: [string, string, string | null, RegExp][] = [
     ["a missing file", "./nope.ts", null, /^tau: --agent \.\/nope\.ts: no such file \(\/.*\/nope\.ts\)$/],
     [

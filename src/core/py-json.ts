@@ -18,13 +18,30 @@ export interface ByteOutput {
   newline(level: number): void;
 }
 
-/** A Python float whose value is integral (`2.0`): JavaScript numbers cannot tell it from `2`. */
-export class PyFloat {
+/**
+ * One class for every loaded copy of taubench. A `.ts` agent module is loaded through tsx with its
+ * own copy of what it imports, this file included; a `2.0` its AI SDK adapter parses must still be
+ * `instanceof PyFloat` for the runner's tools and serializer (and the runner's for the module's).
+ * Sharing the class through a global keeps `instanceof` a plain prototype check on the hot paths.
+ * The key names the shape: a copy with another shape would register under another key.
+ */
+function sharedClass<T>(key: string, local: T): T {
+  const registry = globalThis as { [key: symbol]: unknown };
+  const symbol = Symbol.for(key);
+  registry[symbol] ??= local;
+  return registry[symbol] as T;
+}
+
+class PyFloatClass {
   constructor(readonly value: number) {}
   valueOf(): number {
     return this.value;
   }
 }
+
+/** A Python float whose value is integral (`2.0`): JavaScript numbers cannot tell it from `2`. */
+export const PyFloat: typeof PyFloatClass = sharedClass("taubench.PyFloat.v1", PyFloatClass);
+export type PyFloat = PyFloatClass;
 
 /** A JSON value as Python sees it after `json.loads`. Objects may be plain or `Map`s (ordered keys). */
 export type PyValue =
@@ -602,10 +619,13 @@ function writeValue(value: unknown, options: PyDumpsOptions, out: string[], dept
   out.push(pyJsonString(String(value), ensureAscii));
 }
 
-/** Pre-serialized JSON text spliced verbatim into {@link pyDumps} output (used for cached subtrees). */
-export class RawJson {
+class RawJsonClass {
   constructor(readonly json: string) {}
 }
+
+/** Pre-serialized JSON text spliced verbatim into {@link pyDumps} output (used for cached subtrees). */
+export const RawJson: typeof RawJsonClass = sharedClass("taubench.RawJson.v1", RawJsonClass);
+export type RawJson = RawJsonClass;
 
 // ---------------------------------------------------------------------------
 // Parser
