@@ -163,6 +163,13 @@ describe("results file format", () => {
     badMessage.simulations[0].messages[3].role = "robot";
     expect(errorFor(pyDumps(badMessage))).toMatch(/^simulations\[0\]\.messages\[3\]/);
 
+    // A file a newer taubench wrote is refused, not read as if its additions meant what they mean here.
+    const newer = upstreamJson();
+    newer.info.taubench = { format_version: RESULTS_FORMAT_VERSION + 1, version: "9.0.0" };
+    expect(errorFor(pyDumps(newer))).toBe(
+      `info.taubench.format_version: version ${RESULTS_FORMAT_VERSION + 1} is not supported (this taubench reads 1..${RESULTS_FORMAT_VERSION})`,
+    );
+
     expect(() => readResultsFile(join(scratchDir(), "absent.json"))).toThrow(/absent\.json: file not found/);
   });
 

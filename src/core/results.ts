@@ -71,7 +71,10 @@ export type EnvironmentInfo = z.infer<typeof EnvironmentInfo>;
 /** taubench's own stamp inside `info` (upstream ignores unknown keys): versions, commit, prompt hashes. */
 export const TaubenchInfo = z
   .object({
-    format_version: PyInt,
+    format_version: PyInt.refine((v) => v >= 1 && v <= RESULTS_FORMAT_VERSION, {
+      error: (issue) =>
+        `version ${String(issue.input)} is not supported (this taubench reads 1..${RESULTS_FORMAT_VERSION})`,
+    }),
     version: z.string(),
     git_commit: z.string().nullable().default(null),
   })
