@@ -7,6 +7,7 @@ import {
   parseJsonObjectOption,
   parseModelOption,
   parseNumberOption,
+  parsePortOption,
   resumeCommandFor,
 } from "./options.ts";
 import { defaultRunName, resolveResultsPath } from "../runner/run-paths.ts";
@@ -18,6 +19,14 @@ describe("option parsing", () => {
       "--num-trials must be an integer ≥ 1, got '4.5'",
     );
     expect(() => parseIntegerOption("--max-retries", "-1", 0)).toThrow(UsageError);
+  });
+  it("parses ports from 0 to 65535", () => {
+    expect(parsePortOption("--port", "0")).toBe(0);
+    expect(parsePortOption("--port", "65535")).toBe(65535);
+    expect(() => parsePortOption("--port", "65536")).toThrow(
+      "--port must be a port number from 0 to 65535, got '65536'",
+    );
+    expect(() => parsePortOption("--port", "-1")).toThrow(UsageError);
   });
   it("parses non-negative numbers", () => {
     expect(parseNumberOption("--retry-delay", "1.5")).toBe(1.5);

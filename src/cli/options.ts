@@ -20,6 +20,13 @@ export function parseIntegerOption(flag: string, value: string | number, min = 0
   return n;
 }
 
+/** A TCP port flag value: 0 (any free port) to 65535. */
+export function parsePortOption(flag: string, value: string | number): number {
+  const port = parseIntegerOption(flag, value, 0);
+  if (port > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535, got '${port}'`);
+  return port;
+}
+
 /** A non-negative number flag value (seconds and the like); `positive` also refuses 0. */
 export function parseNumberOption(
   flag: string,

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { registerAgent } from "../agents/registry.ts";
 import { UsageError } from "../core/errors.ts";
+import { listenOn } from "../core/listen.ts";
 import { loadDomain } from "../domains/registry.ts";
 import { loadCheckpointState } from "../runner/checkpoint-state.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "../runner/run.ts";
@@ -55,11 +56,7 @@ export async function serveEpisode(options: ServeEpisodeOptions): Promise<Served
   let endpoint = "stdio";
   if (options.transport.kind === "http") {
     http = createServer();
-    await new Promise<void>((resolve, reject) => {
-      http!.once("error", reject);
-      http!.listen(options.transport.kind === "http" ? options.transport.port : 0, "127.0.0.1", resolve);
-    });
-    endpoint = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    endpoint = `http://127.0.0.1:${await listenOn(http, options.transport.port, "127.0.0.1")}/mcp`;
   }
 
   const driver = new EpisodeDriver(endpoint);

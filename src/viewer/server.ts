@@ -6,8 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { listenOn } from "../core/listen.ts";
 import { APP_FILES, pageHtml } from "./app-files.ts";
 import type { RunCatalog } from "./catalog.ts";
 import { type DomainLoader, trajectoryData } from "./trajectory.ts";
@@ -181,14 +181,7 @@ export async function startViewerServer(options: ViewerServerOptions): Promise<V
   }, 15_000);
   heartbeat.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, VIEWER_HOST, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  port = await listenOn(server, options.port ?? 0, VIEWER_HOST);
   return {
     url: `http://${VIEWER_HOST}:${port}/`,
     port,

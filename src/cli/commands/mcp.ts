@@ -12,6 +12,7 @@ import {
   DEFAULT_LLM,
   defaultLlmArgs,
   parseIntegerOption,
+  parsePortOption,
   parseJsonObjectOption,
   parseModelOption,
 } from "../options.ts";
@@ -93,7 +94,7 @@ export async function mcpCommand(options: McpCommandOptions, log: (line: string)
       },
     },
     transport: options.http
-      ? { kind: "http", port: parseIntegerOption("--port", options.port, 0) }
+      ? { kind: "http", port: parsePortOption("--port", options.port) }
       : { kind: "stdio" },
     log,
   });

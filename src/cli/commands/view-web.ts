@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { DataDirError } from "../../core/errors.ts";
 import { resolveDataDir } from "../../domains/data-dir.ts";
-import { parseIntegerOption } from "../options.ts";
+import { parsePortOption } from "../options.ts";
 import { ensureApp } from "../../viewer/app-files.ts";
 import { RunCatalog } from "../../viewer/catalog.ts";
 import { exportSite } from "../../viewer/export.ts";
@@ -27,7 +27,7 @@ export async function viewWebCommand(
   options: ViewWebOptions,
   io: { out: (line: string) => void; err: (line: string) => void; signal?: AbortSignal },
 ): Promise<void> {
-  const port = options.port === undefined ? 0 : parseIntegerOption("--port", options.port, 0);
+  const port = options.port === undefined ? 0 : parsePortOption("--port", options.port);
   let data: string | { missing: string };
   try {
     data = resolveDataDir(options.dataDir);
