@@ -2,7 +2,8 @@
  * The LLM layer's public surface: `createLlmClient("provider/model", options)`
  * and the pieces a runner needs (events, errors, retry policy, prices, cache).
  */
-import { registerSecret, registerUrlCredentials } from "../core/secrets.ts";
+import { UsageError } from "../core/errors.ts";
+import { maskSecrets, registerSecret, registerUrlCredentials } from "../core/secrets.ts";
 import { MissingApiKeyError } from "./errors.ts";
 import type { LlmEventListener } from "./events.ts";
 import { type ModelId, type ProviderName, parseModelId } from "./model-id.ts";
@@ -84,6 +85,26 @@ function resolveBaseUrl(
   }
 }
 
+const BASE_URL_VARIABLES: Record<ProviderName, string> = {
+  openai: "OPENAI_BASE_URL",
+  anthropic: "ANTHROPIC_BASE_URL",
+  google: "GOOGLE_GENERATIVE_AI_BASE_URL",
+  local: "TAU_LLM_BASE_URL",
+};
+
+/** A base URL that is not `http(s)://…` is a usage error naming where it came from, not a network error later. */
+function checkBaseUrl(url: string | undefined, model: string, source: string): void {
+  if (url === undefined) return;
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {}
+  if (protocol !== "http:" && protocol !== "https:")
+    throw new UsageError(
+      `${model}: ${source} ${JSON.stringify(maskSecrets(url))} is not an http:// or https:// URL`,
+    );
+}
+
 /**
  * Creates the client for `provider/model`. A missing API key fails here with
  * {@link MissingApiKeyError} — unless a response cache is given, in which case
@@ -100,6 +121,7 @@ export function createLlmClient(model: string, options: LlmClientOptions = {}): 
   );
   const baseUrl = resolveBaseUrl(id, options, env);
   registerUrlCredentials(baseUrl);
+  checkBaseUrl(baseUrl, model, options.baseUrl ? "base URL" : BASE_URL_VARIABLES[id.provider]);
   const apiKeyVariable = id.provider === "local" ? undefined : KEY_VARIABLES[id.provider].join(" or ");
   if (apiKey === undefined && apiKeyVariable !== undefined && !options.cacheDir) {
     throw new MissingApiKeyError(apiKeyVariable, model);
