@@ -198,6 +198,12 @@ export default {
       "export default { name: 'half_done', needsLLM: true };\n",
       /^tau: \/.*\/invalid\.js: the default export is not a valid agent definition: 'half_done': create must be a function \(got undefined\)$/,
     ],
+    [
+      "a module whose top-level await never settles",
+      "./stalls.mjs",
+      "await new Promise(() => {});\nexport default {};\n",
+      /^tau: \/.*\/stalls\.mjs: the agent module never finished loading \(its top-level await waits on a promise that nothing settles\)$/,
+    ],
   ];
   it.each(broken)("%s is one line naming the file, exit 2", (_what, spec, source, message) => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-modules-bad-"));

@@ -81,10 +81,31 @@ async function loadDefinition<D>(
     );
   const sha256 = createHash("sha256").update(readFileSync(path)).digest("hex");
   let module: Record<string, unknown>;
+  // A top-level await that waits on nothing (a promise nobody settles) leaves Node with an empty
+  // event loop: it exits with code 13 and no word. Say which module it was.
+  const stalled = () => {
+    // Node 20 passes 0 to the listener and has set exitCode to 13 ("unsettled top-level await").
+    if (process.exitCode !== 13) return;
+    process.stderr.write(
+      `tau: ${path}: the ${kind} module never finished loading (its top-level await waits on a promise that nothing settles)\n`,
+    );
+    process.exitCode = 2;
+  };
+  process.once("exit", stalled);
   try {
     module = await importModule(path);
   } catch (error) {
-    throw new UsageError(`${path}: the ${kind} module failed to load: ${oneLine(error)}`, { cause: error });
+    // tsx compiles a `.ts` file outside an ES-module package to CommonJS, where top-level await cannot be.
+    const hint = /top-level await is currently not supported with the "cjs" output format/i.test(
+      String(error),
+    )
+      ? ' (name it .mts, or put "type": "module" in its package.json)'
+      : "";
+    throw new UsageError(`${path}: the ${kind} module failed to load: ${oneLine(error)}${hint}`, {
+      cause: error,
+    });
+  } finally {
+    process.off("exit", stalled);
   }
   const value = defaultExport(module);
   if (value === undefined)
