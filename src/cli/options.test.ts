@@ -8,6 +8,7 @@ import {
   parseModelOption,
   parseNumberOption,
   parsePortOption,
+  requireTau2Domain,
   resumeCommandFor,
 } from "./options.ts";
 import { defaultRunName, resolveResultsPath } from "../runner/run-paths.ts";
@@ -46,6 +47,13 @@ describe("option parsing", () => {
     expect(() => parseJsonObjectOption("--user-llm-args", "{temperature: 0}")).toThrow(
       /must be a JSON object/,
     );
+  });
+  it("refuses original τ-bench domains where only τ² environments exist", () => {
+    expect(() => requireTau2Domain("tau tool", "airline")).not.toThrow();
+    expect(() => requireTau2Domain("tau tool", "tau1-retail")).toThrow(
+      "tau tool supports the τ²-bench domains only; tau1-retail is an original τ-bench domain",
+    );
+    expect(() => requireTau2Domain("tau mcp", "tau1-airline")).toThrow(UsageError);
   });
   it("wants provider/model", () => {
     expect(parseModelOption("--agent-llm", "anthropic/claude-sonnet-4-5")).toBe(

@@ -5,6 +5,7 @@
  */
 import { UsageError } from "../core/errors.ts";
 import { parsePyJson } from "../core/py-json.ts";
+import { isTau1DomainName } from "../domains/tau1/index.ts";
 import { DEFAULT_LLM } from "../runner/plan.ts";
 
 export { DEFAULT_LLM, defaultLlmArgs } from "../runner/plan.ts";
@@ -18,6 +19,14 @@ export function parseIntegerOption(flag: string, value: string | number, min = 0
       `${flag} must be an integer${min > 0 ? ` ≥ ${min}` : min === 0 ? " ≥ 0" : ""}, got '${text}'`,
     );
   return n;
+}
+
+/** Refuses an original τ-bench domain for a command built on the τ² environments (before any data folder is looked for). */
+export function requireTau2Domain(command: string, domain: string): void {
+  if (isTau1DomainName(domain))
+    throw new UsageError(
+      `${command} supports the τ²-bench domains only; ${domain} is an original τ-bench domain (tau run, tau replay and tau tasks take it)`,
+    );
 }
 
 /** A TCP port flag value: 0 (any free port) to 65535. */

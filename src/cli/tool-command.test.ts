@@ -45,3 +45,13 @@ describe.skipIf(!dataDir)("tau tool (skipped: TAU_DATA_DIR not set)", () => {
     expect(user.content).toBe("Transfer request #1 submitted.\nThe agent will process your request.");
   });
 });
+
+describe("tau tool on an original τ-bench domain", () => {
+  it("is one usage line, exit 2, before any data folder is looked for", () => {
+    const result = runTauSync(["tool", "--domain", "tau1-retail", "--data-dir", "/nonexistent", "calculate"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      "tau: tau tool supports the τ²-bench domains only; tau1-retail is an original τ-bench domain (tau run, tau replay and tau tasks take it)",
+    );
+  });
+});

@@ -15,6 +15,7 @@ import {
   parsePortOption,
   parseJsonObjectOption,
   parseModelOption,
+  requireTau2Domain,
 } from "../options.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { getUserDefinition } from "../../users/registry.ts";
@@ -41,6 +42,7 @@ export interface McpCommandOptions {
 
 /** Runs `tau mcp`; resolves with the exit code once the episode is graded and reported. */
 export async function mcpCommand(options: McpCommandOptions, log: (line: string) => void): Promise<number> {
+  requireTau2Domain("tau mcp", options.domain);
   const dataDir = resolveDataDir(options.dataDir);
   const userLlm = parseModelOption("--user-llm", options.userLlm);
   const judgeLlm = options.judge.trim() === "none" ? null : parseModelOption("--judge", options.judge);

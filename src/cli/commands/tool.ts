@@ -14,6 +14,7 @@ import type { Domain } from "../../domains/types.ts";
 import { applyInitialState } from "../../evaluation/gold.ts";
 import { createLlmClient } from "../../llm/index.ts";
 import { createRetrievalServices } from "../../runner/retrieval-services.ts";
+import { requireTau2Domain } from "../options.ts";
 
 /** Options of {@link toolMessage}. */
 export interface ToolCallOptions {
@@ -103,6 +104,7 @@ export function registerToolCommand(program: Command): void {
     .option("--json", "print the whole tool message as JSON")
     .option("--data-dir <dir>", "data folder (default: TAU_DATA_DIR or the pulled cache)")
     .action(async (name: string, argumentsJson: string, options: ToolCommandOptions) => {
+      requireTau2Domain("tau tool", options.domain);
       const domain = configureDomain(loadDomain(options.domain, resolveDataDir(options.dataDir)), {
         retrievalConfig: options.retrievalConfig ?? null,
         retrievalConfigKwargs: parseKwargs(options.retrievalConfigKwargs),
