@@ -55,7 +55,10 @@ describe("selectTasks", () => {
     expect(caught).toBeInstanceOf(UsageError);
     expect((caught as UsageError).exitCode).toBe(2);
     expect((caught as Error).message).toBe(
-      "Unknown task ids for domain 'toy' (split 'base'): t1, zz; not in this split: t1",
+      "Unknown task id for domain 'toy' (split 'base'): zz; task t1 of domain 'toy' is not in split 'base' (it is in 'small'; choose with --split)",
+    );
+    expect(() => selectTasks(source, { split: "small", taskIds: ["t3", "t4"] })).toThrow(
+      /^Tasks t3, t4 of domain 'toy' are not in split 'small' \(they are in 'base'; choose with --split\)$/,
     );
   });
   it("warns, naming them, when a split lists tasks the file does not have", () => {

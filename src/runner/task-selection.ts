@@ -79,15 +79,7 @@ export function selectTasks(source: TaskSource, selection: TaskSelection): Task[
   if (selection.taskIds && selection.taskIds.length > 0) {
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const missing = selection.taskIds.filter((id) => !byId.has(id));
-    if (missing.length > 0) {
-      const inFile = new Set(all.map((task) => task.id));
-      const outsideSplit = missing.filter((id) => inFile.has(id));
-      const where = selection.split === null ? "" : ` (split '${selection.split}')`;
-      const hint = outsideSplit.length > 0 ? `; not in this split: ${outsideSplit.join(", ")}` : "";
-      throw new UsageError(
-        `Unknown task id${missing.length > 1 ? "s" : ""} for domain '${source.name}'${where}: ${missing.join(", ")}${hint}`,
-      );
-    }
+    if (missing.length > 0) throw new UsageError(missingIdsMessage(source, selection.split, all, missing));
     const wanted = new Set(selection.taskIds);
     tasks = tasks.filter((task) => wanted.has(task.id));
   }
@@ -98,4 +90,35 @@ export function selectTasks(source: TaskSource, selection: TaskSelection): Task[
   }
   if (selection.agentFilter) tasks = tasks.filter(selection.agentFilter);
   return tasks;
+}
+
+/** One line for `--task-ids` values the selection lacks: ids the file does not have, then ids only other splits hold (naming those splits). */
+function missingIdsMessage(
+  source: TaskSource,
+  split: string | null,
+  all: readonly Task[],
+  missing: readonly string[],
+): string {
+  const inFile = new Set(all.map((task) => task.id));
+  const unknown = missing.filter((id) => !inFile.has(id));
+  const outside = missing.filter((id) => inFile.has(id));
+  const plural = (ids: readonly string[]) => (ids.length > 1 ? "s" : "");
+  const parts: string[] = [];
+  if (unknown.length > 0)
+    parts.push(
+      `Unknown task id${plural(unknown)} for domain '${source.name}'${split === null ? "" : ` (split '${split}')`}: ${unknown.join(", ")}`,
+    );
+  if (outside.length > 0) {
+    const splits = source.splits() ?? {};
+    const holders = Object.keys(splits).filter((name) => outside.every((id) => splits[name]?.includes(id)));
+    const them = outside.length > 1 ? "they are" : "it is";
+    const hint =
+      holders.length > 0
+        ? ` (${them} in ${holders.map((name) => `'${name}'`).join(", ")}; choose with --split)`
+        : "";
+    parts.push(
+      `${parts.length > 0 ? "t" : "T"}ask${plural(outside)} ${outside.join(", ")} of domain '${source.name}' ${outside.length > 1 ? "are" : "is"} not in split '${split}'${hint}`,
+    );
+  }
+  return parts.join("; ");
 }
