@@ -199,13 +199,23 @@ describe.skipIf(!dataDir || !redisPresent)(
       // Each worker takes 3 of the run's 6 simulations: both are needed to fill --max-concurrency.
       const workers = [startWorker(redis.url), startWorker(redis.url)];
       const held: (() => void)[] = [];
-      let phase: "warm" | "hold" | "done" = "warm";
+      let phase: "warm" | "settle" | "hold" | "done" = "warm";
       let mostHeld = 0;
+      // Both workers print this once the halved limit is in Redis (it comes over Redis's pub/sub).
+      const decreased = () =>
+        workers.every((worker) => /the fleet's limit for it is now 3/.test(worker.stderr()));
       fake.setHandler(async (request) => {
         // Once calls of both workers are in flight (more than one worker's 3), one of them gets a 429.
         if (phase === "warm" && fake.inFlight >= 4) {
-          phase = "hold";
+          phase = "settle";
           return { kind: "error", status: 429, retryAfterMs: 0, message: "fake provider: rate limited" };
+        }
+        // Until the decrease is in Redis, calls still get leases under the old limit: answer those once it is,
+        // so that what is held afterwards is only what the halved limit admits.
+        if (phase === "settle") {
+          await until(decreased, 60_000);
+          if (phase === "settle") phase = "hold";
+          return scripted(request);
         }
         // From then on every call is held: no call ends, so the limit cannot grow back meanwhile.
         if (phase === "hold")
@@ -232,8 +242,8 @@ describe.skipIf(!dataDir || !redisPresent)(
         const stateKeys = (await redisClient.keys("taubench:fleet:*")).filter(
           (key) => !key.endsWith(":leases"),
         );
-        const decreased = await Promise.all(stateKeys.map((key) => redisClient.hget(key, "decreases")));
-        const stateKey = stateKeys.filter((_, index) => decreased[index] === "1");
+        const decreases = await Promise.all(stateKeys.map((key) => redisClient.hget(key, "decreases")));
+        const stateKey = stateKeys.filter((_, index) => decreases[index] === "1");
         expect(stateKey).toHaveLength(1);
         expect(await redisClient.hget(stateKey[0]!, "limit")).toBe("3");
         expect(await redisClient.zcard(`${stateKey[0]}:leases`)).toBe(3);
