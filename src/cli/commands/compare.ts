@@ -37,7 +37,7 @@ export function powerLines(comparison: RunComparison): string[] {
   lines.push(
     trialsForEffect.trials === null
       ? `  a difference of ${effect} is out of reach of more trials: the spread between tasks alone leaves ${trialsForEffect.floor.toFixed(3)} (it takes more tasks, or a larger effect)`
-      : `  to detect ${effect}: ${trialsForEffect.trials} trials per task in each run (now ${trials(comparison.trialsA)} and ${trials(comparison.trialsB)})`,
+      : `  to detect ${effect}: ${trialsForEffect.trials} trial${trialsForEffect.trials === 1 ? "" : "s"} per task in each run (now ${trials(comparison.trialsA)} and ${trials(comparison.trialsB)})`,
   );
   return lines;
 }
