@@ -431,7 +431,7 @@ describe("a --queue where no Redis answers", () => {
   }, 30_000);
 
   it.skipIf(!dataDir)(
-    "tau run --queue says so in one line, writes nothing and exits (skipped: TAU_DATA_DIR missing)",
+    "tau run --queue says so in one line, writes nothing and exits 4 (skipped: TAU_DATA_DIR missing)",
     async () => {
       const url = `redis://127.0.0.1:${await closedPort()}/0`;
       const cwd = mkdtempSync(join(tmpdir(), "tau-queue-"));
@@ -449,7 +449,8 @@ describe("a --queue where no Redis answers", () => {
         "q",
       ];
       const result = await runTau(args, { cwd, env: { TAU_DATA_DIR: dataDir! } });
-      expect(result.status).not.toBe(0);
+      // The run evaluated nothing, as when a model endpoint fails its pre-flight call.
+      expect(result.status).toBe(4);
       expect(result.stderr).toContain(`tau: --queue: cannot reach Redis at ${url}: connect ECONNREFUSED`);
       expect(result.stderr).not.toMatch(/^\s+at /m);
       expect(existsSync(join(cwd, "runs", "q", "results.jsonl"))).toBe(false);

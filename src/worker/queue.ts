@@ -22,6 +22,7 @@ import type { SimulationRun } from "../core/simulation.ts";
 import type { LlmEvent } from "../llm/events.ts";
 import type { WorkUnit } from "../runner/batch.ts";
 import type { LlmSettings } from "../runner/evaluate.ts";
+import { PreflightError } from "../runner/preflight.ts";
 import type { ExecutorFactory, UnitExecutor } from "../runner/unit-executor.ts";
 import { FLEET_RELEASED_CHANNEL, FleetLimits } from "./fleet-limits.ts";
 import { UnitHost, WorkerRefusedError } from "./host.ts";
@@ -179,7 +180,10 @@ export function queueExecutor(
   checkQueueUrl(url);
   return async (plan, hooks): Promise<UnitExecutor> => {
     const { bullmq, Redis } = await loadBullmq();
-    await assertRedisReachable(url, FIRST_CONNECT_TIMEOUT_MS, Redis);
+    // Nothing has run yet: like an endpoint failing its pre-flight call, the run evaluated nothing (exit 4).
+    await assertRedisReachable(url, FIRST_CONNECT_TIMEOUT_MS, Redis).catch((error: Error) => {
+      throw new PreflightError(error.message, { cause: error });
+    });
     const connection = connectionFor(url);
     const queue: Queue = new bullmq.Queue(QUEUE_NAME, { connection });
     const events: QueueEvents = new bullmq.QueueEvents(QUEUE_NAME, { connection });
