@@ -13,7 +13,6 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { type FileHandle, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { mkdirSync } from "node:fs";
 import { runStoppingError, UsageError } from "../core/errors.ts";
 import { nowIso } from "../core/messages.ts";
 import { packageVersion } from "../core/results-file.ts";
@@ -28,6 +27,7 @@ import { repairTornTail } from "../runner/checkpoint.ts";
 import { ProviderScheduler } from "../runner/concurrency.ts";
 import { LlmUsageCounter, parseRunUsage, type RunUsage, sumRunUsage } from "../runner/llm-usage.ts";
 import type { LoadedRun } from "../runner/run-file.ts";
+import { makeFolder } from "../core/make-folder.ts";
 
 /** What a pass needs from the outside world (tests give a fake provider's client). */
 export interface JudgePassDependencies {
@@ -110,7 +110,7 @@ class LineWriter {
   private constructor(private readonly handle: FileHandle) {}
 
   static async open(path: string): Promise<LineWriter> {
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolder(dirname(path));
     repairTornTail(path);
     return new LineWriter(await open(path, "a"));
   }

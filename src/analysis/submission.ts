@@ -16,7 +16,7 @@
  * A submission folder is `DIR/<model>_<org>_<date>/submission.json` plus
  * `trajectories/<domain>_results.json` (upstream's results format).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { PyFloat, pyDumps } from "../core/py-json.ts";
@@ -37,6 +37,7 @@ import {
   Submission,
   TRAJECTORY_FILES_DIR_NAME,
 } from "./submission-schema.ts";
+import { makeFolder } from "../core/make-folder.ts";
 
 // ---------------------------------------------------------------------------
 // Upstream's numbers
@@ -396,7 +397,7 @@ export function writeSubmission(
 ): PreparedSubmission {
   const dir = join(outputDir, submissionDirName(metadata.modelName, metadata.modelOrganization, today));
   const trajectoriesDir = join(dir, TRAJECTORY_FILES_DIR_NAME);
-  mkdirSync(trajectoriesDir, { recursive: true });
+  makeFolder(trajectoriesDir);
   const trajectoryFiles: Record<string, string> = {};
   const results: Record<string, DomainResults> = {};
   const written: string[] = [];

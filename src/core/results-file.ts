@@ -5,7 +5,7 @@
  * byte-exact serialization are `results.ts`.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ByteSink } from "./byte-sink.ts";
@@ -25,6 +25,7 @@ import {
 } from "./results.ts";
 import { SimulationRun } from "./simulation.ts";
 import { packageVersion } from "./version.ts";
+import { makeFolder } from "./make-folder.ts";
 
 export { packageVersion } from "./version.ts";
 
@@ -124,7 +125,7 @@ function replaceWith(temporary: string, path: string): void {
 
 /** Writes a text file atomically (temporary file in the same folder, then rename). */
 export function writeAtomically(path: string, text: string): void {
-  fileOperation(path, "write", () => mkdirSync(dirname(path), { recursive: true }));
+  fileOperation(path, "write", () => makeFolder(dirname(path)));
   const temporary = temporaryPathFor(path);
   fileOperation(temporary, "write", () => writeFileSync(temporary, maskSecrets(text), "utf8"));
   replaceWith(temporary, path);
@@ -156,7 +157,7 @@ function dirLayoutFor(path: string): { metadataPath: string; simulationsDir: str
   const layout = isDirectory(path)
     ? { metadataPath: join(path, "results.json"), simulationsDir: join(path, "simulations") }
     : { metadataPath: path, simulationsDir: join(dirname(path), "simulations") };
-  mkdirSync(layout.simulationsDir, { recursive: true });
+  makeFolder(layout.simulationsDir);
   return layout;
 }
 
@@ -247,7 +248,7 @@ export async function writeResultsStream(
   head: ResultsHead,
   simulations: StreamedSimulations,
 ): Promise<number> {
-  fileOperation(path, "write", () => mkdirSync(dirname(path), { recursive: true }));
+  fileOperation(path, "write", () => makeFolder(dirname(path)));
   const { prefix, suffix } = resultsFrame(head);
   const temporary = temporaryPathFor(path);
   const handle = await fileOperation(temporary, "write", () => open(temporary, "w"));

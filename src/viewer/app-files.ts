@@ -4,10 +4,11 @@
  * again when its sources are newer than the build.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TauError } from "../core/errors.ts";
+import { makeFolder } from "../core/make-folder.ts";
 
 // Two levels below the package root, both as source (src/viewer/) and compiled (dist/viewer/).
 const packageRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -79,7 +80,7 @@ export function ensureApp(log: (line: string) => void = () => {}): string {
   log("building the web viewer's app (npm run build:viewer)…");
   // Built beside the app and moved in file by file (a rename is atomic), so a page being served,
   // or another process building at the same time, never sees half a build.
-  mkdirSync(APP_DIR, { recursive: true });
+  makeFolder(APP_DIR);
   const staging = mkdtempSync(join(APP_DIR, "..", ".viewer-app-"));
   try {
     const result = spawnSync(process.execPath, [vite, "build", "--config", config, "--outDir", staging], {

@@ -6,7 +6,7 @@
  */
 import { copyFileSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UsageError } from "../core/errors.ts";
+import { fileOperation, UsageError } from "../core/errors.ts";
 import { APP_FILES, pageHtml } from "./app-files.ts";
 import type { RunCatalog } from "./catalog.ts";
 import { type DomainLoader, trajectoryData } from "./trajectory.ts";
@@ -29,8 +29,10 @@ function payload(key: string, data: unknown): string {
 
 function write(dir: string, relative: string, text: string): void {
   const path = join(dir, relative);
-  makeFolder(join(path, ".."));
-  writeFileSync(path, text, "utf8");
+  fileOperation(path, "write", () => {
+    makeFolder(join(path, ".."));
+    writeFileSync(path, text, "utf8");
+  });
 }
 
 /**
@@ -53,8 +55,10 @@ export function exportSite(
       );
     for (const entry of entries) rmSync(join(dir, entry), { recursive: true, force: true });
   }
-  makeFolder(join(dir, "assets"));
-  for (const name of APP_FILES) copyFileSync(join(appDir, name), join(dir, "assets", name));
+  fileOperation(join(dir, "assets"), "write", () => {
+    makeFolder(join(dir, "assets"));
+    for (const name of APP_FILES) copyFileSync(join(appDir, name), join(dir, "assets", name));
+  });
   write(dir, "index.html", pageHtml("static"));
   const runs = catalog.runs;
   write(

@@ -3,7 +3,7 @@
  * (initial state, then the expected actions in order, as upstream's evaluator
  * does) and writes one JSON line per task with outputs, hashes and assertions.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { pyDumps } from "../../core/py-json.ts";
@@ -13,6 +13,8 @@ import { isTau1Domain } from "../../domains/tau1/index.ts";
 import { replayRecord } from "../../evaluation/replay-record.ts";
 import { tau1ReplayRecord } from "../../evaluation/tau1.ts";
 import { parseTaskIds, selectTasks, splitOption } from "../../runner/task-selection.ts";
+import { fileOperation } from "../../core/errors.ts";
+import { makeFolder } from "../../core/make-folder.ts";
 
 interface ReplayOptions {
   domain: string;
@@ -51,8 +53,12 @@ export function registerReplayCommand(program: Command): void {
       // `--output -` writes the lines to stdout (the summary stays on stderr).
       const toStdout = options.output === "-";
       const output = toStdout ? "stdout" : resolve(options.output);
-      if (!toStdout) mkdirSync(dirname(output), { recursive: true });
-      const fd = toStdout ? null : openSync(output, "w");
+      const fd = toStdout
+        ? null
+        : fileOperation(output, "write", () => {
+            makeFolder(dirname(output));
+            return openSync(output, "w");
+          });
       const started = performance.now();
       let failedSteps = 0;
       try {

@@ -4,11 +4,12 @@
  * prints the validation report. With the official data the file equals the
  * data folder's `domains/telecom/tasks.json`.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { formatReport, generateFromDataDir, serializeTasks } from "../../domains/telecom/generator/index.ts";
+import { makeFolder } from "../../core/make-folder.ts";
 
 interface GenerateFlags {
   output: string;
@@ -38,7 +39,7 @@ export function registerTelecomCommand(program: Command): void {
       });
       const elapsedMs = performance.now() - started;
       const output = resolve(flags.output);
-      mkdirSync(dirname(output), { recursive: true });
+      makeFolder(dirname(output));
       // Write next to the target and rename, so an interrupted run never leaves half a file.
       const partial = `${output}.partial`;
       writeFileSync(partial, serializeTasks(tasks));

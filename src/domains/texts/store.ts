@@ -6,7 +6,7 @@
  * so a run that says "upstream" used exactly upstream's texts.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DataDirError, FileFormatError, formatIssuePath, TauError } from "../../core/errors.ts";
 import { extractTexts, type TextSource } from "./extract.ts";
@@ -19,6 +19,7 @@ import {
   type ToolTexts,
 } from "./format.ts";
 import { TAU2_TEXT_SOURCE } from "./tau2.ts";
+import { makeFolder } from "../../core/make-folder.ts";
 
 /** Where a source's texts file lives inside a data folder. */
 export function textsPath(dataDir: string, source: TextSource = TAU2_TEXT_SOURCE): string {
@@ -237,7 +238,7 @@ export function writeTextsFile(
 ): string {
   const path = textsPath(dataDir, source);
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolder(dirname(path));
     const partial = `${path}.partial-${process.pid}`;
     writeFileSync(partial, serializeTexts(file));
     renameSync(partial, path);

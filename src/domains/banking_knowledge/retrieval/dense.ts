@@ -5,12 +5,13 @@
  * once per process, documents ranked by cosine similarity.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { pyDumps } from "../../../core/py-json.ts";
 import type { KbDocument } from "../knowledge-base.ts";
 import type { EmbeddingProvider } from "./variants.ts";
+import { makeFolder } from "../../../core/make-folder.ts";
 
 /** What dense retrieval needs from the outside: an embedding model (the AI SDK's, in practice). */
 export interface Embedder {
@@ -145,7 +146,7 @@ export async function buildDenseIndex(options: {
       throw new Error(
         `The embedding model returned ${fresh.length} vectors for ${documents.length} documents`,
       );
-    mkdirSync(options.cacheDir, { recursive: true });
+    makeFolder(options.cacheDir);
     writeCached(path, ids, fresh);
     vectors = fresh;
   }
