@@ -1,12 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DataDirError } from "../core/errors.ts";
 import { TAU_BIN } from "./e2e-harness.ts";
-import { systemCauseDetail } from "./main.ts";
+import { fileSystemError, systemCauseDetail } from "./main.ts";
 
 const repo = resolve(import.meta.dirname, "..", "..");
 
@@ -33,6 +33,52 @@ describe("systemCauseDetail", () => {
     expect(systemCauseDetail(new DataDirError("plain", { cause: new Error("no code") }))).toBe("");
     expect(systemCauseDetail(new DataDirError("no cause"))).toBe("");
   });
+});
+
+describe("fileSystemError", () => {
+  const caught = (run: () => void): unknown => {
+    try {
+      run();
+    } catch (error) {
+      return error;
+    }
+    throw new Error("it did not throw");
+  };
+
+  it("says which file and why for an error of Node's file system that no command wrapped", () => {
+    const parent = mkdtempSync(join(tmpdir(), "tau-fs-error-"));
+    const missing = join(parent, "no", "such");
+    expect(fileSystemError(caught(() => mkdirSync(missing)))?.message).toBe(
+      `cannot create ${missing}: no such file or folder (or the file system does not allow creating it) (ENOENT)`,
+    );
+    const copy = caught(() => copyFileSync(join(parent, "absent"), join(parent, "copy")));
+    expect(fileSystemError(copy)?.message).toBe(
+      `cannot copy ${join(parent, "absent")} to ${join(parent, "copy")}: no such file or folder (or the file system does not allow creating it) (ENOENT)`,
+    );
+    expect(fileSystemError(caught(() => mkdirSync(missing)))?.exitCode).toBe(1);
+  });
+
+  it("leaves anything else alone", () => {
+    expect(fileSystemError(new Error("plain"))).toBeNull();
+    expect(fileSystemError(systemError("connect ECONNREFUSED", "ECONNREFUSED"))).toBeNull();
+    expect(fileSystemError(undefined)).toBeNull();
+  });
+
+  it.skipIf(!existsSync("/proc/self") || !process.env.TAU_DATA_DIR)(
+    "tau telecom generate into a folder that cannot be made is one line naming it (skipped: no /proc or TAU_DATA_DIR)",
+    () => {
+      const output = "/proc/taubench-no-such/tasks.json";
+      const result = spawnSync(process.execPath, [TAU_BIN, "telecom", "generate", "--output", output], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        "tau: cannot create /proc/taubench-no-such: no such file or folder (or the file system does not allow creating it) (ENOENT)",
+      );
+    },
+    90_000,
+  );
 });
 
 describe("tau data pull from an unreachable URL", () => {

@@ -5,7 +5,7 @@
  * one clear line (stack only with `--verbose`) and an exit code (2 for bad input).
  */
 import { Command, CommanderError } from "commander";
-import { FileIoError, TauError } from "../core/errors.ts";
+import { asFileIoError, FileIoError, TauError } from "../core/errors.ts";
 import { hasSecrets, maskSecrets, registerSecretsFromEnv, registerUrlCredentials } from "../core/secrets.ts";
 import { packageVersion } from "../core/version.ts";
 import { registerCommands } from "./commands/index.ts";
@@ -52,10 +52,45 @@ export function reportError(error: unknown, verbose: boolean): number {
     // A file error already says what the system said, in words.
     console.error(`tau: ${error.message}${error instanceof FileIoError ? "" : systemCauseDetail(error)}`);
   } else {
+    const file = fileSystemError(error);
+    if (file !== null) {
+      console.error(`tau: ${file.message}`);
+      return file.exitCode;
+    }
     const message = error instanceof Error ? error.message : String(error);
     console.error(`tau: unexpected error: ${message.split("\n")[0]} (run with --verbose for details)`);
   }
   return error instanceof TauError ? error.exitCode : 1;
+}
+
+/** What Node's file-system calls were doing, in the words of {@link FileIoError}. */
+const SYSCALL_OPERATIONS: Record<string, string> = {
+  mkdir: "create",
+  open: "open",
+  read: "read",
+  write: "write",
+  rename: "rename",
+  unlink: "remove",
+  rmdir: "remove",
+  copyfile: "copy",
+  stat: "read",
+  lstat: "read",
+  scandir: "list",
+};
+
+/**
+ * A file-system error no command wrapped (Node's own, carrying `syscall` and `path`) as the one line
+ * a {@link FileIoError} prints, or null for anything else: the file and the reason, not "unexpected".
+ */
+export function fileSystemError(error: unknown): FileIoError | null {
+  const { code, syscall, path, dest } = (error ?? {}) as NodeJS.ErrnoException & { dest?: unknown };
+  if (typeof code !== "string" || typeof syscall !== "string" || typeof path !== "string") return null;
+  // copyfile and rename have two paths; either may be the one at fault, so both are named.
+  const converted =
+    typeof dest === "string"
+      ? asFileIoError(error, dest, `${SYSCALL_OPERATIONS[syscall] ?? syscall} ${path} to`)
+      : asFileIoError(error, path, SYSCALL_OPERATIONS[syscall] ?? syscall);
+  return converted instanceof FileIoError ? converted : null;
 }
 
 /**
