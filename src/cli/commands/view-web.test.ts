@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +31,32 @@ describe("tau view --web", () => {
     expect(existsSync(join(cwd, "site", "assets", "app.js"))).toBe(true);
     const trajectory = readFileSync(join(cwd, "site", "data", "upstream", "sim-0.js"), "utf8");
     expect(trajectory).toContain('"status":"unavailable","reason":"no data folder, so no DB difference');
+  });
+
+  it("a run it cannot read is one line naming its file once, and the others are exported", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-view-web-"));
+    mkdirSync(join(cwd, "upstream"));
+    copyFileSync(fixture, join(cwd, "upstream", "results.json"));
+    mkdirSync(join(cwd, "broken"));
+    writeFileSync(join(cwd, "broken", "results.jsonl"), '{"x\n');
+    const out: string[] = [];
+    const err: string[] = [];
+    const previous = process.cwd();
+    process.chdir(cwd);
+    try {
+      await viewWebCommand(
+        ["upstream", "broken"],
+        { export: "site/", dataDir: join(cwd, "no-data") },
+        { out: (l) => out.push(l), err: (l) => err.push(l) },
+      );
+    } finally {
+      process.chdir(previous);
+    }
+    const lines = err.filter((line) => line.includes("results.jsonl"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^tau: [^ ]*broken\/results\.jsonl: line 1: not valid JSON/);
+    expect(lines[0]!.split("results.jsonl")).toHaveLength(2);
+    expect(out.join("\n")).toMatch(/^Wrote 2 runs and 3 trajectories to site\//);
   });
 
   it("keeps --port and --export with --web, and one run without it", async () => {

@@ -42,7 +42,10 @@ export async function viewWebCommand(
     cwd: process.cwd(),
     writeActionCounter: writeActionCounter(load),
   });
-  for (const run of catalog.runs) if (run.error) io.err(`tau: ${run.identity.displayPath}: ${run.error}`);
+  // Most errors already name the file (with its absolute path); the others get the path shown for the run.
+  for (const run of catalog.runs)
+    if (run.error)
+      io.err(`tau: ${run.error.includes(run.path) ? "" : `${run.identity.displayPath}: `}${run.error}`);
   const appDir = ensureApp(io.err);
   if (options.export !== undefined) {
     const summary = exportSite(catalog, appDir, options.export, load, io.err);
