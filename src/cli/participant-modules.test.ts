@@ -114,6 +114,43 @@ export default {
     expect(run.status).toBe(4);
   });
 
+  it("a create() that returns no agent (a Promise, an object without a method) stops the run with one line, nothing scored", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-modules-shape-"));
+    writeFileSync(
+      join(cwd, "later.mjs"),
+      `export default { name: "later", create: async () => ({ initState: () => ({}), generate: async () => ({}), isStop: () => false }) };\n`,
+    );
+    writeFileSync(
+      join(cwd, "half.mjs"),
+      `export default { name: "half", create: () => ({ generate: async () => ({}) }) };\n`,
+    );
+    const tasks = ["--task-ids", "create_task_1", "update_task_1"];
+    const later = runTauSync(
+      [...base, ...tasks, "--agent", "./later.mjs", "--user", "scripted", "--save-to", "l"],
+      {
+        cwd,
+      },
+    );
+    expect(later.stderr).toContain(
+      "tau: agent 'later': create() returned a Promise (create must return the participant itself: do asynchronous work in generate); an agent needs the methods initState, generate, isStop",
+    );
+    expect(later.stderr).toContain("Stopped the run: this error would repeat for every simulation.");
+    expect(later.status).toBe(4);
+    const half = runTauSync(
+      [...base, ...tasks, "--agent", "./half.mjs", "--user", "scripted", "--save-to", "h"],
+      {
+        cwd,
+      },
+    );
+    expect(half.stderr).toContain(
+      "tau: agent 'half': create() returned an object without initState, isStop; an agent needs the methods initState, generate, isStop",
+    );
+    expect(half.status).toBe(4);
+    // Nothing was scored as the agent's failure.
+    const checkpoint = readFileSync(join(cwd, "runs", "h", "results.jsonl"), "utf8");
+    expect(checkpoint).not.toContain("agent_error");
+  });
+
   it("a 2.0 a .ts module builds with its own copy of taubench reaches the tool as a float, and the task's floats are its floats", () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-modules-float-"));
     const pyJson = JSON.stringify(fileURLToPath(new URL("../core/py-json.ts", import.meta.url)));

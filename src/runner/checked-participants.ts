@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import type { Agent } from "../agents/types.ts";
 import { AgentError } from "../agents/errors.ts";
-import { formatIssuePath } from "../core/errors.ts";
+import { formatIssuePath, InfrastructureError } from "../core/errors.ts";
 import { AssistantMessage, UserMessage } from "../core/messages.ts";
 import { UserError } from "../users/errors.ts";
 import type { User } from "../users/types.ts";
@@ -22,8 +22,47 @@ function parseMessage<T>(schema: z.ZodType<T>, message: unknown, fail: (problem:
   );
 }
 
-/** `agent` with every generated message checked and completed. */
+const AGENT_METHODS = ["initState", "generate", "isStop"] as const;
+const USER_METHODS = ["initState", "generate"] as const;
+
+/** What `create` returned, in a few words. */
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "object" && typeof (value as { then?: unknown }).then === "function")
+    return "a Promise (create must return the participant itself: do asynchronous work in generate)";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/**
+ * Throws, stopping the run, when `create` did not return a participant: every simulation would fail
+ * the same way, and scoring each as the participant's failure would hide a bug in its module.
+ */
+function assertParticipant(
+  value: unknown,
+  kind: "agent" | "user",
+  name: string,
+  methods: readonly string[],
+): void {
+  const missing =
+    value !== null && typeof value === "object"
+      ? methods.filter((method) => typeof (value as Record<string, unknown>)[method] !== "function")
+      : [...methods];
+  const isPromise = typeof (value as { then?: unknown } | null)?.then === "function";
+  if (missing.length === 0 && !isPromise) return;
+  const needs = `${kind === "agent" ? "an agent" : "a user"} needs the methods ${methods.join(", ")}`;
+  const got =
+    isPromise || missing.length === methods.length
+      ? describeValue(value)
+      : `an object without ${missing.join(", ")}`;
+  throw new InfrastructureError(`${kind} '${name}': create() returned ${got}; ${needs}`, {
+    isRetryable: false,
+    stopsRun: true,
+  });
+}
+
+/** `agent` with every generated message checked and completed (throws, stopping the run, if it is no agent). */
 export function checkedAgent(agent: Agent, name: string): Agent {
+  assertParticipant(agent, "agent", name, AGENT_METHODS);
   const fail = (problem: string) => new AgentError(name, problem);
   return {
     name: agent.name ?? name,
@@ -37,8 +76,9 @@ export function checkedAgent(agent: Agent, name: string): Agent {
   };
 }
 
-/** `user` with every generated message checked and completed. */
+/** `user` with every generated message checked and completed (throws, stopping the run, if it is no user). */
 export function checkedUser(user: User, name: string): User {
+  assertParticipant(user, "user", name, USER_METHODS);
   const fail = (problem: string) => new UserError(name, problem);
   return {
     name: user.name ?? name,
