@@ -151,6 +151,22 @@ export default {
     expect(checkpoint).not.toContain("agent_error");
   });
 
+  it("an agent whose generate returns the message itself fails as the agent's error, and the summary says why", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-modules-direct-"));
+    writeFileSync(
+      join(cwd, "direct.mjs"),
+      `export default { name: "direct", create: () => ({ initState: () => ({}), isStop: () => false, generate: async () => ({ role: "assistant", content: "hi" }) }) };\n`,
+    );
+    const run = runTauSync([...base, "--agent", "./direct.mjs", "--user", "scripted", "--save-to", "d"], {
+      cwd,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("Termination  agent_error 1");
+    expect(run.stdout).toContain(
+      "Agent and user errors (scored 0): 1\n  1× direct: generate returned a message; it must return { message, state } (agent; first: create_task_1 trial 0)",
+    );
+  });
+
   it("a 2.0 a .ts module builds with its own copy of taubench reaches the tool as a float, and the task's floats are its floats", () => {
     const cwd = mkdtempSync(join(tmpdir(), "tau-modules-float-"));
     const pyJson = JSON.stringify(fileURLToPath(new URL("../core/py-json.ts", import.meta.url)));

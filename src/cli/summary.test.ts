@@ -99,6 +99,33 @@ describe("renderSummary", () => {
     );
   });
 
+  it("groups the agent's and user's exceptions by message, most frequent first, each with its first simulation", () => {
+    const failed = (taskId: string, trial: number, reason: "agent_error" | "user_error", error: string) =>
+      SimulationRun.parse({
+        ...sim(taskId, trial, 0),
+        termination_reason: reason,
+        info: { error: `${error}\n    at stack`, error_type: "TypeError" },
+      });
+    const summary = renderSummary({
+      info,
+      tasks,
+      simulations: [
+        sim("t1", 0, 1),
+        failed("t2", 1, "agent_error", "agent.initState is not a function"),
+        failed("t1", 2, "agent_error", "agent.initState is not a function"),
+        failed("t2", 0, "user_error", "user model said no"),
+      ],
+    });
+    expect(summary).toContain(
+      [
+        "Agent and user errors (scored 0): 3",
+        "  2× agent.initState is not a function (agent; first: t1 trial 2)",
+        "  1× user model said no (user; first: t2 trial 0)",
+      ].join("\n"),
+    );
+    expect(text).not.toContain("Agent and user errors");
+  });
+
   it("draws the per-task grid across trials", () => {
     expect(text).toContain("  task  0 1 2\n  t1    ✓ ✓ ✗\n  t2    ✓ ! ✓");
   });

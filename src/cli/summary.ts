@@ -145,6 +145,7 @@ export function renderSummary(input: SummaryInput): string {
     }
     if (infra.length > 20) lines.push(`  … and ${infra.length - 20} more`);
   }
+  lines.push(...participantErrorLines(simulations));
   // `tau run --against RUN --until-decided`: the sequential comparison's looks and decision.
   const untilDecided = readUntilDecidedRecord(info.taubench);
   if (untilDecided) lines.push("", ...describeUntilDecided(untilDecided));
@@ -152,6 +153,39 @@ export function renderSummary(input: SummaryInput): string {
   lines.push("");
   lines.push(...renderOutcomeGrid(input));
   return lines.join("\n");
+}
+
+/** Distinct messages shown under "Agent and user errors". */
+const ERROR_GROUPS_SHOWN = 5;
+
+/**
+ * The agent's and user's exceptions (scored 0, unlike infrastructure errors), grouped by the first
+ * line of the error, most frequent first, each with its first simulation: a participant that fails
+ * the same way everywhere shows as one line with its count.
+ */
+function participantErrorLines(simulations: readonly SimulationRun[]): string[] {
+  const failed = simulations
+    .filter((s) => s.termination_reason === "agent_error" || s.termination_reason === "user_error")
+    .sort((a, b) => compareTaskIds(a.task_id, b.task_id) || (a.trial ?? 0) - (b.trial ?? 0));
+  if (failed.length === 0) return [];
+  const groups = new Map<string, { who: string; error: string; count: number; first: SimulationRun }>();
+  for (const simulation of failed) {
+    const who = simulation.termination_reason === "agent_error" ? "agent" : "user";
+    const error = String(simulation.info?.error ?? "no error recorded")
+      .split("\n")[0]!
+      .slice(0, 160);
+    const key = `${who}\u0000${error}`;
+    const group = groups.get(key);
+    if (group) group.count++;
+    else groups.set(key, { who, error, count: 1, first: simulation });
+  }
+  const sorted = [...groups].sort(([a, x], [b, y]) => y.count - x.count || (a < b ? -1 : 1));
+  const lines = ["", `Agent and user errors (scored 0): ${failed.length}`];
+  for (const [, { who, error, count, first }] of sorted.slice(0, ERROR_GROUPS_SHOWN))
+    lines.push(`  ${count}× ${error} (${who}; first: ${first.task_id} trial ${first.trial ?? 0})`);
+  if (sorted.length > ERROR_GROUPS_SHOWN)
+    lines.push(`  … and ${sorted.length - ERROR_GROUPS_SHOWN} other message(s)`);
+  return lines;
 }
 
 /** Telecom's breakdowns by intent, persona and number of sub-issues (none for other domains). */

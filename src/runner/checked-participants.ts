@@ -13,7 +13,11 @@ import { AssistantMessage, UserMessage } from "../core/messages.ts";
 import { UserError } from "../users/errors.ts";
 import type { User } from "../users/types.ts";
 
-function parseMessage<T>(schema: z.ZodType<T>, message: unknown, fail: (problem: string) => Error): T {
+function parseMessage<T>(schema: z.ZodType<T>, out: unknown, fail: (problem: string) => Error): T {
+  const message = (out as { message?: unknown } | null | undefined)?.message;
+  // The message itself instead of { message, state }: say so rather than "expected object".
+  if (message === undefined && typeof (out as { role?: unknown } | null)?.role === "string")
+    throw fail("generate returned a message; it must return { message, state }");
   const result = schema.safeParse(message);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -71,7 +75,7 @@ export function checkedAgent(agent: Agent, name: string): Agent {
     ...(agent.setSeed ? { setSeed: (seed: number) => agent.setSeed?.(seed) } : {}),
     async generate(input, state, signal) {
       const out = await agent.generate(input, state, signal);
-      return { message: parseMessage(AssistantMessage, out?.message, fail), state: out.state };
+      return { message: parseMessage(AssistantMessage, out, fail), state: out.state };
     },
   };
 }
@@ -86,7 +90,7 @@ export function checkedUser(user: User, name: string): User {
     ...(user.setSeed ? { setSeed: (seed: number) => user.setSeed?.(seed) } : {}),
     async generate(input, state, signal) {
       const out = await user.generate(input, state, signal);
-      return { message: parseMessage(UserMessage, out?.message, fail), state: out.state };
+      return { message: parseMessage(UserMessage, out, fail), state: out.state };
     },
   };
 }

@@ -78,14 +78,17 @@ export function slimSimulation(simulation: SimulationRun): SlimSimulation {
   };
 }
 
+/** Terminations whose error the summary shows (infrastructure errors, and the agent's and user's exceptions). */
+const ERROR_TERMINATIONS = new Set(["infrastructure_error", "agent_error", "user_error"]);
+
 /**
- * An infrastructure error's info with its texts clipped to their first line
+ * An errored simulation's info with its texts clipped to their first line
  * (the summary shows one) and without the traceback; numbers such as
  * `failed_after_attempts` stay. Other simulations' info is not needed.
  */
 function slimInfo(simulation: SimulationRun): SimulationRun["info"] {
   const info = simulation.info;
-  if (simulation.termination_reason !== "infrastructure_error" || !info) return null;
+  if (!ERROR_TERMINATIONS.has(simulation.termination_reason) || !info) return null;
   const slim: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(info)) {
     if (key === "error_traceback") continue;
