@@ -85,11 +85,12 @@ const SYSCALL_OPERATIONS: Record<string, string> = {
 export function fileSystemError(error: unknown): FileIoError | null {
   const { code, syscall, path, dest } = (error ?? {}) as NodeJS.ErrnoException & { dest?: unknown };
   if (typeof code !== "string" || typeof syscall !== "string" || typeof path !== "string") return null;
+  const operation = SYSCALL_OPERATIONS[syscall] ?? syscall;
   // copyfile and rename have two paths; either may be the one at fault, so both are named.
   const converted =
     typeof dest === "string"
-      ? asFileIoError(error, dest, `${SYSCALL_OPERATIONS[syscall] ?? syscall} ${path} to`)
-      : asFileIoError(error, path, SYSCALL_OPERATIONS[syscall] ?? syscall);
+      ? asFileIoError(error, dest, `${operation} ${path} to`)
+      : asFileIoError(error, path, operation);
   return converted instanceof FileIoError ? converted : null;
 }
 

@@ -135,14 +135,14 @@ export function renderSummary(input: SummaryInput): string {
   );
   const infra = simulations
     .filter((s) => s.termination_reason === "infrastructure_error")
-    .sort((a, b) => compareTaskIds(a.task_id, b.task_id) || (a.trial ?? 0) - (b.trial ?? 0));
+    .sort(byTaskAndTrial);
   if (infra.length > 0) {
     lines.push("");
     lines.push(`Infrastructure errors (not scored, re-run on resume): ${infra.length}`);
-    for (const simulation of infra.slice(0, 20)) {
-      const error = String(simulation.info?.error ?? "unknown error").split("\n")[0]!;
-      lines.push(`  ${simulation.task_id} trial ${simulation.trial ?? 0}: ${error.slice(0, 160)}`);
-    }
+    for (const simulation of infra.slice(0, 20))
+      lines.push(
+        `  ${simulation.task_id} trial ${simulation.trial ?? 0}: ${errorLine(simulation, "unknown error")}`,
+      );
     if (infra.length > 20) lines.push(`  … and ${infra.length - 20} more`);
   }
   lines.push(...participantErrorLines(simulations));
@@ -155,6 +155,16 @@ export function renderSummary(input: SummaryInput): string {
   return lines.join("\n");
 }
 
+/** Task id order, then trial. */
+const byTaskAndTrial = (a: SimulationRun, b: SimulationRun) =>
+  compareTaskIds(a.task_id, b.task_id) || (a.trial ?? 0) - (b.trial ?? 0);
+
+/** The first line of a simulation's recorded error, at most 160 characters (`fallback` when none). */
+const errorLine = (simulation: SimulationRun, fallback: string) =>
+  String(simulation.info?.error ?? fallback)
+    .split("\n")[0]!
+    .slice(0, 160);
+
 /** Distinct messages shown under "Agent and user errors". */
 const ERROR_GROUPS_SHOWN = 5;
 
@@ -166,14 +176,12 @@ const ERROR_GROUPS_SHOWN = 5;
 function participantErrorLines(simulations: readonly SimulationRun[]): string[] {
   const failed = simulations
     .filter((s) => s.termination_reason === "agent_error" || s.termination_reason === "user_error")
-    .sort((a, b) => compareTaskIds(a.task_id, b.task_id) || (a.trial ?? 0) - (b.trial ?? 0));
+    .sort(byTaskAndTrial);
   if (failed.length === 0) return [];
   const groups = new Map<string, { who: string; error: string; count: number; first: SimulationRun }>();
   for (const simulation of failed) {
     const who = simulation.termination_reason === "agent_error" ? "agent" : "user";
-    const error = String(simulation.info?.error ?? "no error recorded")
-      .split("\n")[0]!
-      .slice(0, 160);
+    const error = errorLine(simulation, "no error recorded");
     const key = `${who}\u0000${error}`;
     const group = groups.get(key);
     if (group) group.count++;

@@ -29,12 +29,17 @@ function parseMessage<T>(schema: z.ZodType<T>, out: unknown, fail: (problem: str
 const AGENT_METHODS = ["initState", "generate", "isStop"] as const;
 const USER_METHODS = ["initState", "generate"] as const;
 
-/** What `create` returned, in a few words. */
-function describeValue(value: unknown): string {
+/** What `create` returned, in a few words, when it is not a participant with `methods`; null when it is. */
+function notAParticipant(value: unknown, methods: readonly string[]): string | null {
   if (value === null || value === undefined) return String(value);
-  if (typeof value === "object" && typeof (value as { then?: unknown }).then === "function")
+  if (typeof value !== "object") return `a ${typeof value}`;
+  if (typeof (value as { then?: unknown }).then === "function")
     return "a Promise (create must return the participant itself: do asynchronous work in generate)";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+  const missing = methods.filter(
+    (method) => typeof (value as Record<string, unknown>)[method] !== "function",
+  );
+  if (missing.length === 0) return null;
+  return missing.length === methods.length ? "an object" : `an object without ${missing.join(", ")}`;
 }
 
 /**
@@ -47,17 +52,9 @@ function assertParticipant(
   name: string,
   methods: readonly string[],
 ): void {
-  const missing =
-    value !== null && typeof value === "object"
-      ? methods.filter((method) => typeof (value as Record<string, unknown>)[method] !== "function")
-      : [...methods];
-  const isPromise = typeof (value as { then?: unknown } | null)?.then === "function";
-  if (missing.length === 0 && !isPromise) return;
+  const got = notAParticipant(value, methods);
+  if (got === null) return;
   const needs = `${kind === "agent" ? "an agent" : "a user"} needs the methods ${methods.join(", ")}`;
-  const got =
-    isPromise || missing.length === methods.length
-      ? describeValue(value)
-      : `an object without ${missing.join(", ")}`;
   throw new InfrastructureError(`${kind} '${name}': create() returned ${got}; ${needs}`, {
     isRetryable: false,
     stopsRun: true,
