@@ -75,6 +75,8 @@ interface WorkersResult {
 }
 
 const TASKS = ["create_task_1", "update_task_1", "impossible_task_1"];
+/** The provider's latency per model call. */
+const LATENCY_MS = 200;
 const TICK_MS = 1000 / 100;
 
 /** Epoch ms at which the kernel booted (process start times count from it). */
@@ -358,6 +360,9 @@ type Turn = "opening" | "closing" | "agent";
 /** A body (or a whole response) for each turn. */
 type Replies = Record<Turn, Buffer>;
 
+/** Requests the provider process has answered (read over its stdin, see {@link serveProvider}). */
+let requests = 0;
+
 /** The turn a request body asks for. */
 function turnOf(body: Buffer): Turn {
   if (!body.includes("###STOP###")) return "agent";
@@ -408,6 +413,7 @@ function rawProvider(latencyMs: number, replies: Replies) {
         if (pending.length < bodyEnd) return;
         const response = responses[turnOf(pending.subarray(bodyStart, bodyEnd))];
         pending = pending.subarray(bodyEnd);
+        requests++;
         setTimeout(() => {
           if (!socket.destroyed) socket.write(response);
         }, latencyMs);
@@ -423,6 +429,7 @@ function httpProvider(latencyMs: number, replies: Replies) {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const reply = replies[turnOf(Buffer.concat(chunks))];
+      requests++;
       setTimeout(() => {
         response.writeHead(200, { "content-type": "application/json", "content-length": reply.length });
         response.end(reply);
@@ -437,7 +444,8 @@ function httpProvider(latencyMs: number, replies: Replies) {
  * The provider process: answers every chat completion after `latencyMs` with one of three
  * pre-encoded replies. The user simulator's requests carry the stop token in their system prompt:
  * its first turn (system prompt and greeting) opens, its next one stops; the agent gets a reply.
- * Each conversation is so three model calls. Prints its base URL; ends when its stdin closes.
+ * Each conversation is so three model calls. Prints its base URL, then answers each line on its
+ * stdin with how many requests it has answered; ends when its stdin closes.
  */
 async function serveProvider(latencyMs: number): Promise<void> {
   const replies: Replies = {
@@ -452,9 +460,9 @@ async function serveProvider(latencyMs: number): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ baseUrl: `http://127.0.0.1:${port}/v1` })}\n`);
-  for await (const _line of createInterface({ input: process.stdin })) {
-    // Nothing is asked of it: its CPU is read from /proc.
-  }
+  // Its CPU is read from /proc; each line on its stdin asks how many requests it has answered.
+  for await (const _line of createInterface({ input: process.stdin }))
+    process.stdout.write(`${JSON.stringify({ requests })}\n`);
   // Its keep-alive connections would hold the process open: it ends here, with them.
   process.exit(0);
 }
@@ -462,7 +470,7 @@ async function serveProvider(latencyMs: number): Promise<void> {
 /** Starts the provider process. */
 async function startProvider(
   latencyMs: number,
-): Promise<{ baseUrl: string; pid: number; close(): Promise<void> }> {
+): Promise<{ baseUrl: string; pid: number; requests(): Promise<number>; close(): Promise<void> }> {
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", fileURLToPath(import.meta.url), "--provider", String(latencyMs)],
@@ -475,6 +483,12 @@ async function startProvider(
   return {
     baseUrl,
     pid: child.pid!,
+    async requests() {
+      child.stdin!.write("requests\n");
+      const answer = await lines.next();
+      if (answer.done) throw new Error("the bench's provider process ended");
+      return (JSON.parse(answer.value) as { requests: number }).requests;
+    },
     async close() {
       child.stdin!.end();
       await new Promise((resolve) => child.once("exit", resolve));
@@ -523,7 +537,7 @@ export const workersBench: BenchModule = {
   description:
     "tau run --workers 2 vs one process: 15,000 mock simulations, c1000, 200 ms per model call, a provider process of its own",
   async run(context: BenchContext): Promise<BenchResult[]> {
-    const provider = await startProvider(200);
+    const provider = await startProvider(LATENCY_MS);
     try {
       const base = {
         simulations: Math.round(15_000 * context.scale),
@@ -531,10 +545,21 @@ export const workersBench: BenchModule = {
         baseUrl: provider.baseUrl,
         providerPid: provider.pid,
       };
+      const before = await provider.requests();
       const one = await measure(context.dataDir, { ...base, workers: 1 });
       context.log(`workers: one process: ${describe(one)}`);
+      const callsPerSimulation = ((await provider.requests()) - before) / one.simulations;
       const two = await measure(context.dataDir, { ...base, workers: 2 });
       context.log(`workers: --workers 2: ${describe(two)}`);
+      // The model's side: a simulation's calls are sequential, so with `concurrency` of them in
+      // flight no runner, on any number of cores, finishes more than this many per second.
+      const latencyRate = base.concurrency / (callsPerSimulation * (LATENCY_MS / 1000));
+      const latencyBound = latencyRate / rate(one);
+      const latency =
+        `${callsPerSimulation.toFixed(2)} model calls per simulation × ${LATENCY_MS} ms at c${base.concurrency}: ` +
+        `at most ${latencyRate.toFixed(0)} simulations/s however many cores, ${latencyBound.toFixed(2)}× one process ` +
+        `(1.7× it would be ${((170 * rate(one)) / latencyRate).toFixed(0)}% of that limit)`;
+      context.log(`workers: ${latency}`);
       const cores = availableParallelism();
       // What the cores allow over one process: all of them busy at one process's CPU per simulation,
       // or at the CPU per simulation two processes spend.
@@ -563,6 +588,13 @@ export const workersBench: BenchModule = {
           value: boundSameCpu,
           unit: "ratio",
           note: `${cores} / ${coresBusy(one).toFixed(2)} cores one process keeps busy`,
+        },
+        {
+          subject: "workers",
+          metric: "best ratio the model's latency allows (any number of cores)",
+          value: latencyBound,
+          unit: "ratio",
+          note: latency,
         },
         {
           subject: "workers",
