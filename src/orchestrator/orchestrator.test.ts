@@ -515,6 +515,29 @@ describe.skipIf(!dataDir)("Orchestrator on mock (skipped: TAU_DATA_DIR not set)"
     expect(simulation.messages).toHaveLength(2);
   });
 
+  it("ends a call still in flight at the limit: a generate that never settles is a timeout, its signal aborted", async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const hangingUser = new FakeUser(() => ({ content: "unused" }));
+    hangingUser.generate = (_input: UserInput, _state: Message[], signal?: AbortSignal) => {
+      signals.push(signal);
+      return new Promise<never>(() => {});
+    };
+    const started = performance.now();
+    const simulation = await make(task("create_task_1"), chatty(), hangingUser, { timeoutMs: 50 }).run();
+    expect(simulation.termination_reason).toBe("timeout");
+    expect(simulation.messages.map((m) => m.content)).toEqual([GREETING_TEXT]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(true);
+
+    // The agent's call too, after a user turn: the trajectory keeps what was said before the limit.
+    const agent = chatty();
+    agent.generate = () => new Promise<never>(() => {});
+    const cut = await make(task("create_task_1"), agent, talker(), { timeoutMs: 50 }).run();
+    expect(cut.termination_reason).toBe("timeout");
+    expect(cut.messages.map((m) => m.role)).toEqual(["assistant", "user"]);
+  });
+
   it("lets the timeout end only a running episode: a stop or an earlier check in the same step wins", async () => {
     const busy = (ms: number) => {
       const until = performance.now() + ms;

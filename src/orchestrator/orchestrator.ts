@@ -129,7 +129,11 @@ export interface OrchestratorOptions {
   /** Default {@link DEFAULT_MAX_ERRORS}; failed tool calls of both sides, cumulative. */
   maxErrors?: number;
   seed?: number | null;
-  /** Wall-clock limit, checked between steps like upstream's `--timeout`. */
+  /**
+   * Wall-clock limit: checked between steps like upstream's `--timeout`, and also ends an agent or
+   * user call still in flight when it passes (upstream waits for that call; a call that never
+   * returns would hold the simulation forever). The abandoned call's signal is aborted.
+   */
   timeoutMs?: number | null;
   /** Turn protocol violations (empty or mixed messages, solo text) into agent_error / user_error. */
   enforceCommunicationProtocol?: boolean;
@@ -229,6 +233,40 @@ function backDated(now: Date, count: number, index: number): string {
   return nowIso(new Date(now.getTime() + (index - count) * 1000));
 }
 
+/** What a participant call in flight rejects with when the simulation's wall-clock limit passes. */
+const DEADLINE_PASSED: unique symbol = Symbol("the simulation's wall-clock limit passed");
+
+/** The wall-clock limit of one {@link Orchestrator.run}: a signal for the calls and a promise to race them with. */
+interface Deadline {
+  signal: AbortSignal;
+  passed: Promise<never>;
+  stop(): void;
+}
+
+function startDeadline(timeoutMs: number, outer: AbortSignal | undefined): Deadline {
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  if (outer?.aborted) onOuterAbort();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const passed = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(DEADLINE_PASSED);
+      controller.abort(new Error("the simulation's wall-clock limit (--timeout) passed"));
+    }, timeoutMs);
+  });
+  // Handled here, so a deadline that passes with no call in flight is not an unhandled rejection.
+  passed.catch(() => {});
+  return {
+    signal: controller.signal,
+    passed,
+    stop() {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onOuterAbort);
+    },
+  };
+}
+
 /** Runs one episode, step by step (tests drive `initialize`/`step` directly; the runner calls `run`). */
 export class Orchestrator {
   readonly simulationId: string;
@@ -249,6 +287,8 @@ export class Orchestrator {
   private readonly maxErrors: number;
   private startPerf = 0;
   private startTime = "";
+  /** Set while {@link run} runs with a wall-clock limit. */
+  private deadline: Deadline | null = null;
 
   /** The participant exception that ended the episode, if one did. */
   participantFailure: ParticipantFailure | null = null;
@@ -375,9 +415,21 @@ export class Orchestrator {
     this.terminationReason = reason;
   }
 
+  /** A participant call, raced with the wall-clock limit when there is one. */
+  private beforeDeadline<T>(call: Promise<T>): Promise<T> {
+    return this.deadline === null ? call : Promise.race([call, this.deadline.passed]);
+  }
+
+  /** The signal participant calls get: the run's, or one that also aborts at the wall-clock limit. */
+  private get callSignal(): AbortSignal | undefined {
+    return this.deadline?.signal ?? this.options.signal;
+  }
+
   private async callAgent(input: AgentInput): Promise<AssistantMessage> {
-    const { agent, signal } = this.options;
-    const { message, state } = await agent.generate(input, this.agentState, signal);
+    const { agent } = this.options;
+    const { message, state } = await this.beforeDeadline(
+      agent.generate(input, this.agentState, this.callSignal),
+    );
     this.agentState = state;
     message.timestamp ??= nowIso();
     this.validateFrom("agent", message);
@@ -385,8 +437,10 @@ export class Orchestrator {
   }
 
   private async callUser(input: UserInput): Promise<UserMessage> {
-    const { user, signal } = this.options;
-    const { message, state } = await user.generate(input, this.userState, signal);
+    const { user } = this.options;
+    const { message, state } = await this.beforeDeadline(
+      user.generate(input, this.userState, this.callSignal),
+    );
     this.userState = state;
     message.timestamp ??= nowIso();
     this.validateFrom("user", message);
@@ -513,6 +567,9 @@ export class Orchestrator {
    * transport failures propagate (the runner retries them, then records an infrastructure error).
    */
   async run(): Promise<SimulationRun> {
+    const { timeoutMs } = this.options;
+    if (timeoutMs !== null && timeoutMs !== undefined)
+      this.deadline = startDeadline(timeoutMs, this.options.signal);
     try {
       await this.initialize();
       while (!this.done) {
@@ -520,9 +577,16 @@ export class Orchestrator {
         this.checkTermination();
       }
     } catch (error) {
-      if (!(error instanceof ParticipantFailure)) throw error;
-      this.participantFailure = error;
-      this.finish(error.role === "agent" ? "agent_error" : "user_error");
+      if (error === DEADLINE_PASSED) {
+        this.finish("timeout");
+      } else {
+        if (!(error instanceof ParticipantFailure)) throw error;
+        this.participantFailure = error;
+        this.finish(error.role === "agent" ? "agent_error" : "user_error");
+      }
+    } finally {
+      this.deadline?.stop();
+      this.deadline = null;
     }
     return this.finalize();
   }

@@ -424,7 +424,10 @@ export function registerRunCommand(program: Command): void {
       "3",
     )
     .option("--retry-delay <seconds>", "pause before re-running a simulation", "1.0")
-    .option("--timeout <seconds>", "wall-clock limit per simulation")
+    .option(
+      "--timeout <seconds>",
+      "wall-clock limit per simulation: it ends as timeout, a model or agent call still in flight abandoned",
+    )
     .option(
       "--save-to <name|file.json>",
       "run name (saved under ./runs/NAME/) or a results path ending in .json; an existing run there is resumed, an upstream results.json included (backed up to .bak)",
