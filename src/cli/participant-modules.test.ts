@@ -7,10 +7,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { REPLAY_CLOSING } from "../core/offline-protocol.ts";
 import { readResultsFile } from "../core/results-file.ts";
@@ -224,6 +224,70 @@ export default {
     expect(raw).toMatch(/"gb_amount": 2\.0\b/);
     expect(raw).not.toContain('"gb_amount": {');
   });
+
+  it("a generate that never settles stops the run with one line naming the agent and task, keeps the run, and the fixed module runs with the same command", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tau-modules-hang-"));
+    const agent = (generate: string) =>
+      `export default { name: "hang", create: () => ({ initState: () => 0, isStop: (m) => (m.content ?? "").includes("###STOP###"), generate: ${generate} }) };\n`;
+    writeFileSync(join(cwd, "hang.mjs"), agent("() => new Promise(() => {})"));
+    const args = [...base, "--agent", "./hang.mjs", "--user", "scripted", "--save-to", "h"];
+    const hung = runTauSync(args, { cwd });
+    expect(hung.status).toBe(1);
+    expect(hung.stderr).toContain(
+      "tau: the run stalled: the agent 'hang' generate() for task create_task_1 returned a promise that never settles, and nothing left running can settle it (./hang.mjs)",
+    );
+    expect(hung.stderr).toContain("Stopped the run: 0 simulation(s) finished in this session are saved.");
+    expect(readdirSync(join(cwd, "runs", "h")).sort()).toEqual(["results.json", "results.jsonl"]);
+
+    // The module is fixed: it is another agent (its sha256 changed), and as nothing finished, the same command runs it.
+    writeFileSync(
+      join(cwd, "hang.mjs"),
+      agent(
+        'async (_input, n) => ({ message: { role: "assistant", content: "Done. ###STOP###" }, state: n + 1 })',
+      ),
+    );
+    const fixed = runTauSync(args, { cwd });
+    expect(fixed.status, fixed.stderr).toBe(0);
+    expect(fixed.stderr).toContain(
+      "holds no finished simulation, so the run starts again with the new settings (agent_module_sha256:",
+    );
+    expect(
+      readResultsFile(join(cwd, "runs", "h", "results.json")).simulations.map((s) => s.termination_reason),
+    ).toEqual(["agent_stop"]);
+  });
+
+  it.each([
+    [
+      "a timer",
+      'setTimeout(() => { throw new TypeError("boom in a timer"); }, 5); return new Promise(() => {});',
+      "TypeError: boom in a timer",
+    ],
+    [
+      "a promise nobody awaited",
+      'Promise.reject(new RangeError("nobody awaited me")); return new Promise(() => {});',
+      "RangeError: nobody awaited me",
+    ],
+  ])(
+    "an exception from %s in an agent module stops the run with one line naming where it was thrown",
+    (_what, body, error) => {
+      const cwd = mkdtempSync(join(tmpdir(), "tau-modules-escape-"));
+      writeFileSync(
+        join(cwd, "stray.mjs"),
+        `export default { name: "stray", create: () => ({ initState: () => 0, isStop: () => false, generate: async () => {\n ${body} } }) };\n`,
+      );
+      const run = runTauSync([...base, "--agent", "./stray.mjs", "--user", "scripted", "--save-to", "s"], {
+        cwd,
+      });
+      expect(run.status).toBe(1);
+      const lines = run.stderr.split("\n").filter((line) => line.startsWith("tau: "));
+      expect(lines).toEqual([
+        `tau: ${error} (at ${pathToFileURL(join(cwd, "stray.mjs")).href}:2:${lines[0]?.match(/:2:(\d+)\)/)?.[1]}) — thrown where no simulation could catch it: a timer, a callback or a promise nobody awaited; this run's participant module: ./stray.mjs`,
+      ]);
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+      expect(run.stderr).toContain("Stopped the run: 0 simulation(s) finished in this session are saved.");
+      expect(readdirSync(join(cwd, "runs", "s")).sort()).toEqual(["results.json", "results.jsonl"]);
+    },
+  );
 
   const broken: [string, string, string | null, RegExp][] = [
     ["a missing file", "./nope.ts", null, /^tau: --agent \.\/nope\.ts: no such file \(\/.*\/nope\.ts\)$/],

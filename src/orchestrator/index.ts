@@ -1,6 +1,7 @@
 /** The episode loop: orchestration of agent, user and environment, and one graded episode. */
 export { type EpisodeOptions, runEpisode } from "./episode.ts";
 export {
+  type CallInFlight,
   DEFAULT_MAX_ERRORS,
   DEFAULT_MAX_STEPS,
   EmptyMessageError,
@@ -9,6 +10,7 @@ export {
   OrchestrationError,
   Orchestrator,
   type OrchestratorOptions,
+  participantCallsInFlight,
   type Role,
   trajectoryCosts,
 } from "./orchestrator.ts";

@@ -233,6 +233,25 @@ function backDated(now: Date, count: number, index: number): string {
   return nowIso(new Date(now.getTime() + (index - count) * 1000));
 }
 
+/** A participant call that has not returned yet: what {@link participantCallsInFlight} lists. */
+export interface CallInFlight {
+  role: "agent" | "user";
+  /** The participant's registry name. */
+  name: string;
+  taskId: string;
+}
+
+const callsInFlight = new Set<CallInFlight>();
+
+/**
+ * Every agent and user `generate` call of this process that has not returned yet. When the
+ * process has nothing left to do while a run still waits, these are the promises that can never
+ * settle, and the CLI names them.
+ */
+export function participantCallsInFlight(): CallInFlight[] {
+  return [...callsInFlight];
+}
+
 /** What a participant call in flight rejects with when the simulation's wall-clock limit passes. */
 const DEADLINE_PASSED: unique symbol = Symbol("the simulation's wall-clock limit passed");
 
@@ -415,9 +434,15 @@ export class Orchestrator {
     this.terminationReason = reason;
   }
 
-  /** A participant call, raced with the wall-clock limit when there is one. */
-  private beforeDeadline<T>(call: Promise<T>): Promise<T> {
-    return this.deadline === null ? call : Promise.race([call, this.deadline.passed]);
+  /** A participant call, listed as in flight until it settles and raced with the wall-clock limit when there is one. */
+  private async tracked<T>(role: "agent" | "user", name: string, call: Promise<T>): Promise<T> {
+    const entry: CallInFlight = { role, name, taskId: this.taskId };
+    callsInFlight.add(entry);
+    try {
+      return await (this.deadline === null ? call : Promise.race([call, this.deadline.passed]));
+    } finally {
+      callsInFlight.delete(entry);
+    }
   }
 
   /** The signal participant calls get: the run's, or one that also aborts at the wall-clock limit. */
@@ -427,7 +452,9 @@ export class Orchestrator {
 
   private async callAgent(input: AgentInput): Promise<AssistantMessage> {
     const { agent } = this.options;
-    const { message, state } = await this.beforeDeadline(
+    const { message, state } = await this.tracked(
+      "agent",
+      agent.name,
       agent.generate(input, this.agentState, this.callSignal),
     );
     this.agentState = state;
@@ -438,7 +465,9 @@ export class Orchestrator {
 
   private async callUser(input: UserInput): Promise<UserMessage> {
     const { user } = this.options;
-    const { message, state } = await this.beforeDeadline(
+    const { message, state } = await this.tracked(
+      "user",
+      user.name,
       user.generate(input, this.userState, this.callSignal),
     );
     this.userState = state;

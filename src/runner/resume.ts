@@ -4,8 +4,8 @@
  * (upstream's, or ours with the checkpoint gone), which is imported first.
  * Also the `run` record this invocation writes.
  */
-import { existsSync } from "node:fs";
-import { UsageError } from "../core/errors.ts";
+import { existsSync, rmSync } from "node:fs";
+import { fileOperation, UsageError } from "../core/errors.ts";
 import { nowIso } from "../core/messages.ts";
 import { pyDumps } from "../core/py-json.ts";
 import type { Info } from "../core/results.ts";
@@ -86,6 +86,25 @@ export async function openResumeState(plan: RunPlan, log: (line: string) => void
 
   const stored = await loadCheckpointState(checkpointPath);
   const previous = stored.run;
+  if (previous && stored.simulations.size === 0) {
+    // Nothing finished (a module that failed to build, a run stopped before its first result): the
+    // settings may change freely, so fixing an agent module and running the same command again works.
+    const differences = fingerprintDifferences(previous.fingerprint, plan.fingerprint);
+    const changed = sentDifferences(
+      previous.info.taubench as SentStamp | undefined,
+      plan.info.taubench as SentStamp | undefined,
+      stored.tasks,
+      plan.tasks,
+    );
+    if (differences.length > 0 || changed.length > 0) {
+      log(
+        `note: ${checkpointPath} holds no finished simulation, so the run starts again with the new settings (${[...differences, ...changed].join("; ")})`,
+      );
+      fileOperation(checkpointPath, "remove", () => rmSync(checkpointPath, { force: true }));
+      fileOperation(config.resultsPath, "remove", () => rmSync(config.resultsPath, { force: true }));
+      return state;
+    }
+  }
   state.previous = previous;
   state.previousSessions = [...stored.sessions.values()];
   if (stored.tornLine !== null)

@@ -19,6 +19,7 @@ import {
   runEvaluation,
   type UntilDecidedOptions,
 } from "../../runner/evaluate.ts";
+import { isModulePath } from "../../runner/participant-module.ts";
 import type { ModelUse } from "../../runner/run-clients.ts";
 import type { ExecutorFactory } from "../../runner/unit-executor.ts";
 import { parseTaskIds, splitOption } from "../../runner/task-selection.ts";
@@ -26,7 +27,8 @@ import { tau1MetricsLines } from "../../runner/tau1-results.ts";
 import { TAU1_DEFAULTS } from "../../runner/tau1-run.ts";
 import type { HumanIo } from "../../users/tau1-users.ts";
 import { urlAgentFromFlags, urlAgentSpecFromFlags } from "../agent-flags.ts";
-import { runExitCode } from "../exit-codes.ts";
+import { EXIT_ERROR, EXIT_INTERRUPTED, runExitCode } from "../exit-codes.ts";
+import { guardRun, RunFault } from "../run-guard.ts";
 import { AGENT_ROLE, explainMissingKey, judgeRole, type ModelRole, USER_ROLE } from "../missing-key.ts";
 import {
   DEFAULT_LLM,
@@ -351,6 +353,14 @@ export async function runCommand(options: RunCommandOptions, io: RunCommandIo): 
   io.stdout("");
   io.stdout(`Results: ${result.resultsPath}`);
   io.stdout(`Checkpoint: ${result.checkpointPath}`);
+  const fault = io.signal?.reason instanceof RunFault ? io.signal.reason : null;
+  if (fault) {
+    io.stderr(`tau: ${fault.message}`);
+    io.stderr(
+      `Stopped the run: ${result.ranNow} simulation(s) finished in this session are saved. Fix the cause, then resume with:\n  ${result.resumeCommand}`,
+    );
+    return EXIT_ERROR;
+  }
   if (result.stoppedBy) {
     io.stderr(`tau: ${result.stoppedBy.message}`);
     io.stderr(
@@ -541,6 +551,10 @@ export function registerRunCommand(program: Command): void {
         controller.abort(new Error("interrupted"));
       };
       process.on("SIGINT", onSigint);
+      const modules = [options.agent, options.user].filter(
+        (spec): spec is string => spec !== undefined && isModulePath(spec),
+      );
+      const unguard = guardRun(controller, modules);
       try {
         const code = await runCommand(options, {
           stdout: (line) => console.log(line),
@@ -552,10 +566,12 @@ export function registerRunCommand(program: Command): void {
           viaNpx: startedViaNpx(process.env),
           script: startedAsScript(process.argv[1]),
         });
-        // Abandoned simulations may still hold sockets open; leave now that finished work is on disk.
-        if (code === 130) process.exit(130);
+        // Abandoned simulations (or a module's stray timers) may still hold the process open; leave
+        // now that finished work is on disk.
+        if (code === EXIT_INTERRUPTED || controller.signal.reason instanceof RunFault) process.exit(code);
         process.exitCode = code;
       } finally {
+        unguard();
         process.off("SIGINT", onSigint);
       }
     });
