@@ -85,6 +85,19 @@ describe.skipIf(!dataDir)("tau run --agent-url on airline (skipped: TAU_DATA_DIR
     });
     const agentCall = fake.requests.find((request) => !isUserSimulatorRequest(request))!;
     expect(agentCall.headers.authorization).toBe("Bearer agent-key");
+
+    // A resume against another URL may be another agent: refused unless the user says it is the same one.
+    const moved = fake.openaiBaseUrl.replace("127.0.0.1", "localhost");
+    const other = args(path).map((arg) => (arg === fake.openaiBaseUrl ? moved : arg));
+    const refused = await runTau(other, { cwd, env });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`  - the agent's URL changed (${fake.openaiBaseUrl} → ${moved})`);
+    const allowed = await runTau([...other, "--allow-changed"], { cwd, env });
+    expect(allowed.status, allowed.stderr).toBe(0);
+    expect(allowed.stderr).toContain(
+      `note: continuing although the agent's URL changed (${fake.openaiBaseUrl} → ${moved})`,
+    );
+    expect(readResults(path).info.taubench.allowed_changes).toHaveLength(1);
   });
 
   it("stops on a 401 with one line and the resume command, recording nothing", async () => {

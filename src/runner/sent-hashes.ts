@@ -57,6 +57,8 @@ export interface SentStamp {
   prompt_hashes?: Record<string, string | null>;
   data_hashes?: Record<string, string>;
   allowed_changes?: AllowedChange[];
+  /** Where an agent behind a URL lives (`--agent-url`, `--agent-a2a`), without credentials. */
+  agent?: { endpoint?: string };
 }
 
 const PROMPT_LABELS: Record<string, string> = {
@@ -68,7 +70,8 @@ const short = (hash: string | null | undefined) => (hash ? hash.slice(0, 12) : "
 
 /**
  * One line per thing the participants are sent that differs between the run a checkpoint started
- * and this invocation: the policy, the agent's instructions, each data file, each task definition.
+ * and this invocation: the policy, the agent's instructions, each data file, each task definition,
+ * and the URL of an agent behind one.
  * A stamp without `data_hashes` (an older checkpoint) is compared on what it has.
  */
 export function sentDifferences(
@@ -94,6 +97,10 @@ export function sentDifferences(
       else out.push(`data file ${path} changed (sha256 ${short(a[path])}… → ${short(b[path])}…)`);
     }
   }
+  const [urlBefore, urlNow] = [stored?.agent?.endpoint, current?.agent?.endpoint];
+  // Another URL may be the same service moved (another port) or another agent: the user says which.
+  if (urlBefore !== undefined && urlNow !== undefined && urlBefore !== urlNow)
+    out.push(`the agent's URL changed (${urlBefore} → ${urlNow})`);
   for (const task of tasks) {
     const before = storedTasks.get(task.id);
     if (before && taskText(before) !== taskText(task)) out.push(`task '${task.id}' changed`);
