@@ -323,6 +323,22 @@ describe("faults", () => {
     expect(error.message).not.toContain("\n");
   });
 
+  it.each([
+    [
+      '{"object": "chat.completion"}',
+      /HTTP 200, but the body is not a reply of this API \(choices: .+\): \{"object": "chat\.completion"\}$/,
+    ],
+    ["<html>proxy login</html>", /HTTP 200, but the body is not JSON: <html>proxy login<\/html>$/],
+  ])("names what is wrong with a 200 whose body it cannot read: %s", async (body, message) => {
+    fake.push({ kind: "raw", body });
+    const error = await ask().catch((e) => e);
+    expect(error).toBeInstanceOf(LlmError);
+    expect(error.kind).toBe("invalid_response");
+    expect(error.statusCode).toBe(200);
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain("bad request");
+  });
+
   it("classifies context overflow and does not retry it", async () => {
     fake.push({
       kind: "error",

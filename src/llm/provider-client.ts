@@ -10,8 +10,10 @@ import {
   type LanguageModelV3,
   type LanguageModelV3Content,
   type LanguageModelV3GenerateResult,
+  JSONParseError,
   LoadAPIKeyError,
   type SharedV3ProviderOptions,
+  TypeValidationError,
 } from "@ai-sdk/provider";
 import type { ToolCall, Usage } from "../core/messages.ts";
 import { PyFloat, type PyValue, parsePyJson } from "../core/py-json.ts";
@@ -422,6 +424,24 @@ function truncate(text: string, max = 200): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/** What is wrong with a 2xx body the SDK could not read: not JSON, or JSON of another shape (the first fields the schema refused). */
+function unreadableBody(error: APICallError): string {
+  const body = truncate(oneLine(error.responseBody ?? ""), 80);
+  if (JSONParseError.isInstance(error.cause)) return `the body is not JSON: ${body || "(empty)"}`;
+  if (TypeValidationError.isInstance(error.cause)) {
+    const issues = (
+      error.cause.cause as { issues?: { path?: PropertyKey[]; message?: string }[] } | undefined
+    )?.issues;
+    const fields = (issues ?? [])
+      .slice(0, 3)
+      .map(
+        (issue) => `${(issue.path ?? []).map(String).join(".") || "(root)"}: ${issue.message ?? "invalid"}`,
+      );
+    return `the body is not a reply of this API (${fields.length > 0 ? fields.join("; ") : "its schema refused it"}): ${body}`;
+  }
+  return `${oneLine(error.message)}: ${body}`;
+}
+
 /** Turns an SDK or network error into an {@link LlmError} with a kind and a one-line message. */
 export function classifyError(error: unknown, model: string): LlmError {
   if (error instanceof LlmError) return error;
@@ -431,6 +451,14 @@ export function classifyError(error: unknown, model: string): LlmError {
     if (status === undefined) {
       return new LlmError(`${model}: ${error.message}`, { kind: "network", model, cause: error });
     }
+    // A success status with a body that is not the dialect's reply: say what is wrong with it.
+    if (status >= 200 && status < 300)
+      return new LlmError(`${model}: HTTP ${status}, but ${unreadableBody(error)}`, {
+        kind: "invalid_response",
+        model,
+        statusCode: status,
+        cause: error,
+      });
     const body = error.responseBody ?? error.message;
     const kind = kindForStatus(status, body);
     return new LlmError(
