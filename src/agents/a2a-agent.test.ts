@@ -1,6 +1,12 @@
 import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
+import { Role, TaskState } from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PreflightError, preflightEndpoints } from "../runner/preflight.ts";
@@ -70,6 +76,61 @@ class ScriptedExecutor implements AgentExecutor {
             },
           }
         : { $case: "text", value: AIRLINE_CLOSING },
+    );
+  }
+
+  async cancelTask(): Promise<void> {}
+}
+
+/** An A2A agent that breaks the protocol one way (`mode`) on its first reply. */
+class BrokenExecutor implements AgentExecutor {
+  constructor(private readonly mode: "failed" | "bad_json" | "no_list" | "empty") {}
+
+  async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    if (this.mode === "failed") {
+      bus.publish(
+        AgentEvent.task({
+          id: context.taskId,
+          contextId: context.contextId,
+          status: {
+            state: TaskState.TASK_STATE_FAILED,
+            message: {
+              messageId: "m1",
+              contextId: context.contextId,
+              taskId: context.taskId,
+              role: Role.ROLE_AGENT,
+              parts: [
+                {
+                  content: { $case: "text", value: "my model is down" },
+                  metadata: undefined,
+                  filename: "",
+                  mediaType: "text/plain",
+                },
+              ],
+              metadata: undefined,
+              extensions: [],
+              referenceTaskIds: [],
+            },
+            timestamp: undefined,
+          },
+          artifacts: [],
+          history: [],
+          metadata: undefined,
+        }),
+      );
+      bus.finished();
+      return;
+    }
+    const calls =
+      this.mode === "bad_json"
+        ? [{ id: "c1", name: "get_user_details", arguments: '{"user_id": ' }]
+        : "get_user_details";
+    publishAgentReply(
+      context,
+      bus,
+      this.mode === "empty"
+        ? { $case: "text", value: "  " }
+        : { $case: "data", value: { type: A2A_PARTS.toolCalls, calls } },
     );
   }
 
@@ -166,6 +227,47 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
     expect(outcome.simulations[0]?.termination_reason).toBe("infrastructure_error");
     expect(String(outcome.simulations[0]?.info?.error)).toMatch(/A2A agent at .*network error/);
   });
+
+  it.each([
+    [
+      "a task that ended as failed",
+      "failed",
+      "server",
+      /^A2A agent at http:\/\/127\.0\.0\.1:\d+: the agent's task ended as failed: my model is down$/,
+    ],
+    [
+      "tool-call arguments that are not JSON",
+      "bad_json",
+      "invalid_tool_arguments",
+      /: the agent's reply is not valid: tool call get_user_details has arguments that are not valid JSON$/,
+    ],
+    [
+      "a tool_calls part without a calls list",
+      "no_list",
+      "invalid_response",
+      /: the agent's reply is not valid: its tau\/tool_calls part has no calls list \(calls: "get_user_details"\)$/,
+    ],
+    [
+      "a reply with nothing in it",
+      "empty",
+      "empty_response",
+      /: the agent's reply is not valid: it has neither text nor tool calls$/,
+    ],
+  ] as const)(
+    "records %s as an infrastructure error naming it, never the agent's failure",
+    async (_what, mode, kind, message) => {
+      const broken = await startA2aServer(new BrokenExecutor(mode), "Broken agent");
+      try {
+        const outcome = await run(`a2a_broken_${mode}`, broken.url);
+        const simulation = outcome.simulations[0]!;
+        expect(simulation.termination_reason).toBe("infrastructure_error");
+        expect(simulation.info?.error_kind).toBe(kind);
+        expect(String(simulation.info?.error)).toMatch(message);
+      } finally {
+        await broken.close();
+      }
+    },
+  );
 
   async function runChecked(name: string, agentUrl: string) {
     const config = configOf(name, agentUrl);

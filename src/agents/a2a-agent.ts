@@ -20,10 +20,9 @@ import {
 import { PyFloat, type PyValue, parsePyJson } from "../core/py-json.ts";
 import { typeNumbersBySchema } from "../env/number-kinds.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
-import { kindForStatus, LlmError, parseRetryAfter } from "../llm/errors.ts";
+import { kindForStatus, LlmError, type LlmErrorKind, parseRetryAfter } from "../llm/errors.ts";
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, type RetryPolicy, withRetry } from "../llm/retry.ts";
 import { parseAgentUrl } from "./chat-completions-agent.ts";
-import { AgentError } from "./errors.ts";
 import { expandInput } from "./llm-context.ts";
 import { AGENT_INSTRUCTION } from "./prompts.ts";
 import type { AgentContext, AgentDefinition } from "./registry.ts";
@@ -254,6 +253,14 @@ function plain(value: unknown): unknown {
   return value;
 }
 
+/** Task states in which the agent gave up on the conversation (A2A `TaskState`), and how each fails the call. */
+const ENDED_STATES: Record<number, { name: string; kind: LlmErrorKind }> = {
+  4: { name: "failed", kind: "server" },
+  5: { name: "canceled", kind: "server" },
+  7: { name: "rejected", kind: "bad_request" },
+  8: { name: "auth-required", kind: "auth" },
+};
+
 class A2aAgent implements Agent<A2aState> {
   private readonly schemas: Map<string, ToolSchema>;
 
@@ -335,6 +342,8 @@ class A2aAgent implements Agent<A2aState> {
       },
     );
     const reply = this.readReply(result);
+    if (reply.text === null && reply.calls.length === 0)
+      throw this.badReply("it has neither text nor tool calls", "empty_response");
     const message = assistantMessage({
       content: reply.text,
       tool_calls: reply.calls.length > 0 ? reply.calls : null,
@@ -362,33 +371,55 @@ class A2aAgent implements Agent<A2aState> {
       const content = part?.content;
       if (content?.$case === "text") texts.push(content.value);
       else if (content?.$case === "data" && content.value?.type === A2A_PARTS.toolCalls) {
-        for (const call of Array.isArray(content.value.calls) ? content.value.calls : [])
-          calls.push(this.toolCall(call));
+        if (!Array.isArray(content.value.calls))
+          throw this.badReply(
+            `its ${A2A_PARTS.toolCalls} part has no calls list (calls: ${JSON.stringify(content.value.calls) ?? "missing"})`,
+          );
+        for (const call of content.value.calls) calls.push(this.toolCall(call));
       }
     }
     const text = texts.join("\n");
+    const ended = isTask ? ENDED_STATES[result.status?.state as number] : undefined;
+    if (ended !== undefined) {
+      const said = text.trim() === "" ? "" : `: ${text.replace(/\s+/g, " ").slice(0, 200)}`;
+      throw new LlmError(`${this.settings.label}: the agent's task ended as ${ended.name}${said}`, {
+        kind: ended.kind,
+        model: this.settings.label,
+      });
+    }
     return { text: text.trim() === "" ? null : text, calls, waitingTaskId };
+  }
+
+  /** A reply that breaks the protocol: an infrastructure error like a provider's unreadable reply (docs/agent-protocol.md). */
+  private badReply(what: string, kind: LlmErrorKind = "invalid_response", cause?: unknown): LlmError {
+    return new LlmError(`${this.settings.label}: the agent's reply is not valid: ${what}`, {
+      kind,
+      model: this.settings.label,
+      ...(cause === undefined ? {} : { cause }),
+    });
   }
 
   /** One call of a `tau/tool_calls` part; string arguments are read like an LLM's (`2.0` stays a float). */
   private toolCall(call: any): ToolCall {
     if (!call || typeof call.name !== "string" || call.name === "")
-      throw new AgentError(this.name, `a ${A2A_PARTS.toolCalls} entry has no name: ${JSON.stringify(call)}`);
+      throw this.badReply(`a ${A2A_PARTS.toolCalls} entry has no name: ${JSON.stringify(call)}`);
     let args: unknown = call.arguments ?? {};
     if (typeof args === "string") {
       try {
         args = parsePyJson(args === "" ? "{}" : args) as PyValue;
       } catch (error) {
-        throw new AgentError(this.name, `tool call ${call.name} has arguments that are not valid JSON`, {
-          cause: error,
-        });
+        throw this.badReply(
+          `tool call ${call.name} has arguments that are not valid JSON`,
+          "invalid_tool_arguments",
+          error,
+        );
       }
     } else if (args !== null && typeof args === "object" && !Array.isArray(args)) {
       const schema = this.schemas.get(call.name);
       if (schema) args = typeNumbersBySchema(args as Record<string, unknown>, schema.function.parameters);
     }
     if (args === null || typeof args !== "object" || Array.isArray(args) || args instanceof PyFloat)
-      throw new AgentError(this.name, `tool call ${call.name} has arguments that are not a JSON object`);
+      throw this.badReply(`tool call ${call.name} has arguments that are not a JSON object`);
     return {
       id: typeof call.id === "string" && call.id !== "" ? call.id : `a2a_${randomUUID()}`,
       name: call.name,
