@@ -310,4 +310,36 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
     );
     expect(existsSync(checkpoint)).toBe(false);
   });
+
+  it.each([
+    ["not JSON", "<html>sign in</html>", /is not valid JSON/],
+    [
+      "a card without an interface",
+      JSON.stringify({ name: "bare", description: "no interfaces" }),
+      /No compatible transport/,
+    ],
+  ])(
+    "an agent card that is %s stops the run before the first simulation, naming the card",
+    async (_what, card, reason) => {
+      const app = express();
+      app.get("/.well-known/agent-card.json", (_request, response) => {
+        response.type("application/json").send(card);
+      });
+      const listening = app.listen(0, "127.0.0.1");
+      await new Promise((resolve) => listening.once("listening", resolve));
+      const cardUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+      try {
+        const { outcome, checkpoint } = await runChecked(`a2a_preflight_card_${card.length}`, cardUrl);
+        const error = await outcome.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PreflightError);
+        expect((error as Error).message).toContain(
+          `cannot be used: A2A agent at ${cardUrl}: its agent card (${cardUrl}/.well-known/agent-card.json) cannot be used: `,
+        );
+        expect((error as Error).message).toMatch(reason);
+        expect(existsSync(checkpoint)).toBe(false);
+      } finally {
+        await new Promise((resolve) => listening.close(resolve));
+      }
+    },
+  );
 });

@@ -191,12 +191,21 @@ async function createClient(
       cardResolver: new sdk.DefaultAgentCardResolver({ fetchImpl }),
     }),
   );
+  // What is not an HTTP failure here is the card itself (not JSON, no interface the client speaks):
+  // it would fail every simulation alike, so the pre-flight stops on it (kind bad_request).
+  const unusableCard = (error: unknown): LlmError =>
+    error instanceof LlmError
+      ? error
+      : new LlmError(
+          `${label}: its agent card (${url.replace(/\/$/, "")}/.well-known/agent-card.json) cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+          { kind: "bad_request", model: label, cause: error },
+        );
   const { value } = await withRetry(() => factory.createFromUrl(url), {
     model: label,
     policy: settings.retry,
     timeoutMs: settings.timeoutMs,
     signal,
-    classify: classify(label),
+    classify: unusableCard,
   });
   return value as unknown as A2aClient;
 }
