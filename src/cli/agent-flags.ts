@@ -24,7 +24,13 @@ export function urlAgentSpecFromFlags(flags: AgentUrlFlags): UrlAgentSpec | null
   if (flags.agentUrl !== undefined && flags.agentA2a !== undefined)
     throw new UsageError("--agent-url and --agent-a2a exclude each other: pick one agent");
   const url = flags.agentUrl ?? flags.agentA2a;
-  if (url === undefined) return null;
+  if (url === undefined) {
+    if (flags.agentTimeout !== undefined)
+      throw new UsageError(
+        "--agent-timeout limits calls to an --agent-url or --agent-a2a agent; this run has none (--timeout limits a whole simulation)",
+      );
+    return null;
+  }
   if (flags.agent !== undefined && flags.agent !== "llm_agent")
     throw new UsageError(
       `--agent ${flags.agent} and --agent-${flags.agentUrl ? "url" : "a2a"} exclude each other`,

@@ -35,6 +35,14 @@ describe("tau run --agent-url / --agent-a2a flags", () => {
     expect(secret.stderr).toContain("put credentials in TAU_AGENT_API_KEY");
     expect(secret.stderr).not.toContain("s3cret");
   });
+
+  it("refuse --agent-timeout without a URL agent, with one line", () => {
+    const run = runTauSync(["run", "--domain", "mock", "--agent", "replay", "--agent-timeout", "30"]);
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim()).toBe(
+      "tau: --agent-timeout limits calls to an --agent-url or --agent-a2a agent; this run has none (--timeout limits a whole simulation)",
+    );
+  });
 });
 
 describe.skipIf(!dataDir)("tau run --agent-url on airline (skipped: TAU_DATA_DIR not set)", () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { defineAgent } from "../agents/define.ts";
 import type { AgentContext } from "../agents/registry.ts";
@@ -117,6 +117,21 @@ describe.skipIf(!dataDir)("agent and user definitions in a run (skipped: TAU_DAT
     await expect(attempt).rejects.toThrow(
       "agent 'strict_agent' rejected its options (--agent-options): depth must be a number",
     );
+  });
+
+  it("refuses options for a built-in that reads none, before anything runs", async () => {
+    const agent = offlineRunConfig(dataDir!, { agent: "replay", agentOptions: { depth: 2 }, taskIds: TASKS });
+    await expect(executeRun(agent, offline)).rejects.toThrow(
+      `agent 'replay' takes no options, so --agent-options {"depth":2} would change nothing; leave the flag out`,
+    );
+    const user = offlineRunConfig(dataDir!, {
+      agent: "replay",
+      user: "scripted",
+      userOptions: { x: 1 },
+      taskIds: TASKS,
+    });
+    await expect(executeRun(user, offline)).rejects.toBeInstanceOf(UsageError);
+    expect(existsSync(agent.resultsPath)).toBe(false);
   });
 
   it("aborts the signal an agent was given when the run is stopped", async () => {

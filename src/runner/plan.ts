@@ -335,6 +335,11 @@ async function resolveParticipant<D extends Definition>(
   }
   const rawOptions = options ?? {};
   let parsed: unknown = rawOptions;
+  // A built-in without parseOptions reads none: options given to it would be recorded yet do nothing.
+  if (source.kind === "registry" && !definition.parseOptions && hasKeys(rawOptions))
+    throw new UsageError(
+      `${kind} '${definition.name}' takes no options, so --${kind}-options ${JSON.stringify(rawOptions)} would change nothing; leave the flag out`,
+    );
   if (definition.parseOptions) {
     try {
       parsed = definition.parseOptions(rawOptions);

@@ -456,7 +456,7 @@ export function registerRunCommand(program: Command): void {
       "an agent service speaking OpenAI Chat Completions (docs/agent-protocol.md)",
     )
     .option("--agent-a2a <url>", "an agent speaking A2A (docs/agent-protocol.md)")
-    .option("--agent-timeout <seconds>", "limit per call to a --agent-url / --agent-a2a agent", "600")
+    .option("--agent-timeout <seconds>", "limit per call to a --agent-url / --agent-a2a agent (default 600)")
     .option("--agent-options <json>", "options given to the agent's definition (a JSON object)")
     .option("--user-options <json>", "options given to the user's definition (a JSON object)")
     .option("--agent-llm <provider/model>", "agent model", DEFAULT_LLM)
