@@ -6,8 +6,8 @@
  * In process, a float-typed argument sent as `2` by a JavaScript client is
  * recorded and executed as `2.0`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -92,6 +92,31 @@ describe.skipIf(!dataDir)("tau mcp on airline (skipped: TAU_DATA_DIR not set)", 
     "--save-to",
     saveTo,
   ];
+
+  it("over stdio: a client that closes stdin before the end gets one line, exit 1, no lock left, and the same command serves again", () => {
+    const path = join(cwd, "gone.json");
+    const gone = spawnSync(process.execPath, args(path), {
+      cwd,
+      env,
+      input: "",
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(gone.status).toBe(1);
+    expect(gone.stderr).toContain(
+      `tau: the MCP client closed the connection (stdin ended) before the episode ended; nothing was graded. The same tau mcp command serves the task again (${path} holds no simulation)`,
+    );
+    expect(readdirSync(cwd).filter((name) => name.startsWith("gone."))).toEqual(["gone.json", "gone.jsonl"]);
+    const again = spawnSync(process.execPath, args(path), {
+      cwd,
+      env,
+      input: "",
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(again.stderr).toContain("closed the connection (stdin ended)");
+    expect(again.stderr).not.toContain("different settings");
+  });
 
   it("over stdio: the right write is graded 1.0, written where tau view reads it", async () => {
     const path = join(cwd, "stdio.json");

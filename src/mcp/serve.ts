@@ -9,13 +9,22 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { registerAgent } from "../agents/registry.ts";
-import { UsageError } from "../core/errors.ts";
+import { TauError, UsageError } from "../core/errors.ts";
 import { listenOn } from "../core/listen.ts";
 import { loadDomain } from "../domains/registry.ts";
 import { loadCheckpointState } from "../runner/checkpoint-state.ts";
 import { executeRun, type RunConfig, type RunDependencies } from "../runner/run.ts";
 import { EpisodeDriver } from "./episode.ts";
 import { createEpisodeServer, type GradedEpisode } from "./server.ts";
+
+/** The stdio client closed the connection before the episode ended. */
+export class ClientGoneError extends TauError {
+  constructor(resultsPath: string) {
+    super(
+      `the MCP client closed the connection (stdin ended) before the episode ended; nothing was graded. The same tau mcp command serves the task again (${resultsPath} holds no simulation)`,
+    );
+  }
+}
 
 /** How the client reaches the server. */
 export type EpisodeTransport = { kind: "stdio" } | { kind: "http"; port: number };
@@ -62,12 +71,25 @@ export async function serveEpisode(options: ServeEpisodeOptions): Promise<Served
   const driver = new EpisodeDriver(endpoint);
   registerAgent(driver.definition());
   const environment = domain.makeEnvironment();
-  const run = executeRun({ ...config, agent: "mcp_client", maxRetries: 0, numTrials: 1 }, options.deps);
+  // A stdio client that goes away (its end of stdin closed) can never send the next turn: the run stops.
+  const stop = new AbortController();
+  const outer = options.deps.signal;
+  if (outer?.aborted) stop.abort(outer.reason);
+  else outer?.addEventListener("abort", () => stop.abort(outer.reason), { once: true });
+  const run = executeRun(
+    { ...config, agent: "mcp_client", maxRetries: 0, numTrials: 1 },
+    { ...options.deps, signal: stop.signal },
+  );
   const graded = run.then(
     async (outcome): Promise<GradedEpisode> => {
       const state = await loadCheckpointState(outcome.checkpointPath, { full: true });
       const simulation = [...state.simulations.values()].at(-1);
-      if (!simulation) throw outcome.stoppedBy ?? new Error("the episode recorded no simulation");
+      if (!simulation) {
+        const reason: unknown = stop.signal.reason;
+        throw reason instanceof ClientGoneError
+          ? reason
+          : (outcome.stoppedBy ?? new Error("the episode recorded no simulation"));
+      }
       const result = { simulation, resultsPath: outcome.resultsPath };
       driver.finish();
       return result;
@@ -120,6 +142,19 @@ export async function serveEpisode(options: ServeEpisodeOptions): Promise<Served
     transport = options.stdio
       ? new StdioServerTransport(options.stdio.stdin as never, options.stdio.stdout as never)
       : new StdioServerTransport();
+    const stdin = options.stdio?.stdin ?? process.stdin;
+    const gone = () => {
+      if (!stop.signal.aborted) stop.abort(new ClientGoneError(config.resultsPath));
+    };
+    stdin.once("end", gone);
+    stdin.once("close", gone);
+    void graded.then(
+      () => {
+        stdin.off("end", gone);
+        stdin.off("close", gone);
+      },
+      () => {},
+    );
   }
   await server.connect(transport);
   options.log(`Serving ${config.domain} task ${config.taskIds?.[0]} over MCP (${endpoint})`);
