@@ -18,6 +18,10 @@ function parseMessage<T>(schema: z.ZodType<T>, out: unknown, fail: (problem: str
   // The message itself instead of { message, state }: say so rather than "expected object".
   if (message === undefined && typeof (out as { role?: unknown } | null)?.role === "string")
     throw fail("generate returned a message; it must return { message, state }");
+  if (out === null || typeof out !== "object")
+    throw fail(
+      `generate returned ${out === null || out === undefined ? String(out) : `a ${typeof out}`}; it must return { message, state }`,
+    );
   const result = schema.safeParse(message);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
