@@ -7,14 +7,14 @@
  * recorded and executed as `2.0`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runTauSync, TAU_BIN } from "../cli/e2e-harness.ts";
+import { runTauSync, TAU_BIN, USER_MODULE_MJS } from "../cli/e2e-harness.ts";
 import {
   AIRLINE_CLOSING,
   AIRLINE_SCRIPT_TASK,
@@ -116,6 +116,42 @@ describe.skipIf(!dataDir)("tau mcp on airline (skipped: TAU_DATA_DIR not set)", 
     });
     expect(again.stderr).toContain("closed the connection (stdin ended)");
     expect(again.stderr).not.toContain("different settings");
+  });
+
+  it("over stdio with a user module: the module plays the customer and is recorded", async () => {
+    writeFileSync(join(cwd, "my-user.mjs"), USER_MODULE_MJS);
+    const path = join(cwd, "module-user.json");
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        TAU_BIN,
+        "mcp",
+        "--domain",
+        "mock",
+        "--task",
+        "create_task_1",
+        "--user",
+        "./my-user.mjs",
+        "--save-to",
+        path,
+      ],
+      env,
+      cwd,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "scripted-agent", version: "1.0.0" });
+    await client.connect(transport);
+    const start = textOf(await client.callTool({ name: EPISODE_TOOLS.start, arguments: {} }));
+    expect(start).toContain("undefined "); // the module's greeting option, which tau mcp does not take
+    const last = await client.callTool({
+      name: EPISODE_TOOLS.say,
+      arguments: { message: "All done, goodbye." },
+    });
+    await client.close();
+    expect(last.structuredContent).toMatchObject({ episode_over: true, termination_reason: "user_stop" });
+    const results = JSON.parse(readFileSync(path, "utf8"));
+    expect(results.info.user_info.implementation).toBe("module_user");
+    expect(results.info.taubench.user.module.path).toBe(join(cwd, "my-user.mjs"));
   });
 
   it("over stdio: the right write is graded 1.0, written where tau view reads it", async () => {

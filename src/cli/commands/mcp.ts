@@ -4,6 +4,7 @@
  * runs here; the graded simulation is written like a `tau run` of that one
  * task, and the command exits once the client got the grading.
  */
+import { basename } from "node:path";
 import type { Command } from "commander";
 import { resolveDataDir } from "../../domains/data-dir.ts";
 import { createLlmClient, providerKey } from "../../llm/index.ts";
@@ -17,6 +18,7 @@ import {
   parseModelOption,
   requireTau2Domain,
 } from "../options.ts";
+import { isModulePath } from "../../runner/participant-module.ts";
 import { defaultRunName, resolveResultsPath } from "../../runner/run-paths.ts";
 import { getUserDefinition } from "../../users/registry.ts";
 import { localBaseUrl } from "../../llm/local-base-url.ts";
@@ -46,15 +48,17 @@ export async function mcpCommand(options: McpCommandOptions, log: (line: string)
   const dataDir = resolveDataDir(options.dataDir);
   const userLlm = parseModelOption("--user-llm", options.userLlm);
   const judgeLlm = options.judge.trim() === "none" ? null : parseModelOption("--judge", options.judge);
-  const user = getUserDefinition(options.user);
+  // A module is loaded by the runner (it knows whether it needs a model); a name is checked here.
+  const user = isModulePath(options.user) ? null : getUserDefinition(options.user);
+  const userModel = user === null || user.needsLlm ? userLlm : null;
   const saveTo =
     options.saveTo ??
     defaultRunName({
       domain: options.domain,
       agent: "mcp_client",
       agentLlm: null,
-      user: options.user,
-      userLlm: user.needsLlm ? userLlm : null,
+      user: user?.name ?? basename(options.user).replace(/\.[cm]?[jt]s$/, ""),
+      userLlm: userModel,
     });
   const served = await serveEpisode({
     config: {
@@ -123,7 +127,11 @@ export function registerMcpCommand(program: Command): void {
     )
     .requiredOption("-d, --domain <name>", "domain")
     .requiredOption("--task <id>", "the task to serve")
-    .option("--user <name>", "user implementation (runs here)", "user_simulator")
+    .option(
+      "--user <name|file>",
+      "user implementation (runs here): a built-in name or a module file",
+      "user_simulator",
+    )
     .option("--user-llm <provider/model>", "user simulator model", DEFAULT_LLM)
     .option("--user-llm-args <json>", 'user model arguments; replaces the default {"temperature": 0.0}')
     .option("--judge <provider/model|none>", "NL-assertion judge (retail)", DEFAULT_LLM)
