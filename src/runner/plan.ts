@@ -222,6 +222,13 @@ function checkGuidelineFiles(
   }
 }
 
+/**
+ * The most simulations one run plans: its units, results and checkpoint index live in one process's
+ * memory (every result of a run is held in one process), and a typo such as `--num-trials 100000000` would
+ * otherwise spend minutes drawing seeds before running out of memory.
+ */
+export const MAX_SIMULATIONS_PER_RUN = 1_000_000;
+
 /** The participants and the domain a fingerprint is computed over. */
 export interface FingerprintInput {
   config: RunConfig;
@@ -460,6 +467,11 @@ export async function planRun(config: RunConfig, options: PlanOptions = {}): Pro
   if (tasks.length === 0)
     throw new UsageError(`No tasks left to run for agent '${agent.name}' after filtering`);
   checkGuidelineFiles(config, { domain, user, tasks, soloMode });
+  const planned = tasks.length * config.numTrials;
+  if (planned > MAX_SIMULATIONS_PER_RUN)
+    throw new UsageError(
+      `${config.numTrials} trials × ${tasks.length} task${tasks.length === 1 ? "" : "s"} = ${planned} simulations; a run holds at most ${MAX_SIMULATIONS_PER_RUN} (fewer trials, or several runs with different --seed)`,
+    );
   const seeds = trialSeeds(config.seed, config.numTrials);
   const tau1Record = isTau1Domain(domain)
     ? tau1Stamp(

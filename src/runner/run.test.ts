@@ -147,6 +147,14 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(ok.ranNow).toBe(0);
   });
 
+  it("refuses a run of more than a million simulations before drawing its seeds", async () => {
+    const run = config({ numTrials: 100_001 });
+    await expect(executeRun(run, offline)).rejects.toThrow(
+      "100001 trials × 10 tasks = 1000010 simulations; a run holds at most 1000000 (fewer trials, or several runs with different --seed)",
+    );
+    expect(existsSync(run.resultsPath)).toBe(false);
+  });
+
   it("refuses to resume when what the participants are sent changed, one line per difference; allowChanged continues and records it", async () => {
     const copy = (name: string) => {
       const dir = join(mkdtempSync(join(tmpdir(), `tau-sent-${name}-`)), "data");
