@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { defineAgent } from "../agents/define.ts";
-import type { AgentContext } from "../agents/registry.ts";
+import type { AgentContext, AgentDefinition } from "../agents/registry.ts";
 import { ReplayAgent } from "../agents/replay-agent.ts";
 import { UsageError } from "../core/errors.ts";
 import { readResultsFile } from "../core/results-file.ts";
@@ -117,6 +117,26 @@ describe.skipIf(!dataDir)("agent and user definitions in a run (skipped: TAU_DAT
     await expect(attempt).rejects.toThrow(
       "agent 'strict_agent' rejected its options (--agent-options): depth must be a number",
     );
+  });
+
+  it("checks a definition object given as it is (not through defineAgent) and fills its left-out flags", async () => {
+    const plain = {
+      name: "plain_agent",
+      create: (ctx: AgentContext) => new ReplayAgent(ctx.task, { solo: false }),
+    } as unknown as AgentDefinition;
+    const run = offlineRunConfig(dataDir!, { agent: plain, taskIds: TASKS });
+    const outcome = await executeRun(run, offline);
+    expect(outcome.simulations).toHaveLength(TASKS.length);
+    // The checkpoint it wrote reads back (a left-out soloMode used to make it unreadable).
+    expect(readResultsFile(run.resultsPath).simulations).toHaveLength(TASKS.length);
+    expect((await executeRun(run, offline)).ranNow).toBe(0);
+
+    const misspelt = { ...plain, name: "misspelt_agent", needLlm: true } as unknown as AgentDefinition;
+    const refused = offlineRunConfig(dataDir!, { agent: misspelt, taskIds: TASKS });
+    await expect(executeRun(refused, offline)).rejects.toThrow(
+      "invalid agent definition: 'misspelt_agent': unknown field needLlm",
+    );
+    expect(existsSync(refused.resultsPath)).toBe(false);
   });
 
   it("refuses options for a built-in that reads none, before anything runs", async () => {

@@ -4,6 +4,7 @@
  * the resume fingerprint and the `info` the results record. Nothing is run or
  * written; a queue worker builds the same plan from the same config.
  */
+import { checkDefinition, type DefinitionFields } from "../core/definition.ts";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -313,13 +314,57 @@ interface Definition {
 interface ParticipantLookup<D> {
   byName(name: string): D;
   fromModule(spec: string, cwd: string): Promise<{ definition: D; source: ModuleSource }>;
+  /** A definition object the caller built: checked, its left-out flags filled in. */
+  fromObject(spec: D): D;
 }
+
+/**
+ * A definition object given to the library as it is (not through `defineAgent`/`defineUser`):
+ * checked like a module's export, so a misspelt or mistyped field is one line before anything runs,
+ * and its left-out flags default to false on an object that inherits everything else from it (a
+ * definition whose methods live on a class prototype keeps them).
+ */
+function checkedDefinitionObject<D extends object>(
+  kind: "agent" | "user",
+  spec: D,
+  fields: DefinitionFields,
+  flags: readonly string[],
+): D {
+  checkDefinition(kind, spec, fields);
+  const record = spec as Record<string, unknown>;
+  const filled: Record<string, unknown> = {};
+  if (record.description === undefined) filled.description = "";
+  for (const flag of flags) if (record[flag] === undefined) filled[flag] = false;
+  return Object.keys(filled).length === 0 ? spec : Object.assign(Object.create(spec) as D, filled);
+}
+
+/** Every field an {@link AgentDefinition} may have besides name, version, description and create. */
+const AGENT_DEFINITION_FIELDS: DefinitionFields = {
+  booleans: ["needsLlm", "soloMode"],
+  strings: ["instructions"],
+  functions: ["taskFilter", "parseOptions", "wordedInstructions", "preflight"],
+  objects: ["origin"],
+};
+
+/** Every field a {@link UserDefinition} may have besides name, version, description and create. */
+const USER_DEFINITION_FIELDS: DefinitionFields = {
+  booleans: ["needsLlm", "requiresSoloAgent", "readsGuidelines", "speaksUpstreamTexts"],
+  strings: [],
+  functions: ["parseOptions"],
+  objects: [],
+};
 
 const AGENTS: ParticipantLookup<AgentDefinition> = {
   byName: getAgentDefinition,
   fromModule: loadAgentModule,
+  fromObject: (spec) =>
+    checkedDefinitionObject("agent", spec, AGENT_DEFINITION_FIELDS, ["needsLlm", "soloMode"]),
 };
-const USERS: ParticipantLookup<UserDefinition> = { byName: getUserDefinition, fromModule: loadUserModule };
+const USERS: ParticipantLookup<UserDefinition> = {
+  byName: getUserDefinition,
+  fromModule: loadUserModule,
+  fromObject: (spec) => checkedDefinitionObject("user", spec, USER_DEFINITION_FIELDS, ["needsLlm"]),
+};
 
 /** Finds a participant (a name, a module path, or a definition as given), and parses its options once. */
 async function resolveParticipant<D extends Definition>(
@@ -332,7 +377,7 @@ async function resolveParticipant<D extends Definition>(
   let definition: D;
   let source: ParticipantSource;
   if (typeof spec !== "string") {
-    definition = spec;
+    definition = lookup.fromObject(spec);
     source = { kind: "object" };
   } else if (isModulePath(spec)) {
     ({ definition, source } = await lookup.fromModule(spec, cwd));
