@@ -57,8 +57,8 @@ export interface SentStamp {
   prompt_hashes?: Record<string, string | null>;
   data_hashes?: Record<string, string>;
   allowed_changes?: AllowedChange[];
-  /** Where an agent behind a URL lives (`--agent-url`, `--agent-a2a`), without credentials. */
-  agent?: { endpoint?: string };
+  /** The agent's adapter and where it lives (`--agent-url`, `--agent-a2a`), without credentials. */
+  agent?: { adapter?: string; endpoint?: string };
 }
 
 const PROMPT_LABELS: Record<string, string> = {
@@ -97,15 +97,22 @@ export function sentDifferences(
       else out.push(`data file ${path} changed (sha256 ${short(a[path])}… → ${short(b[path])}…)`);
     }
   }
-  const [urlBefore, urlNow] = [stored?.agent?.endpoint, current?.agent?.endpoint];
+  const [urlBefore, urlNow] = [serviceUrl(stored), serviceUrl(current)];
   // Another URL may be the same service moved (another port) or another agent: the user says which.
-  if (urlBefore !== undefined && urlNow !== undefined && urlBefore !== urlNow)
+  if (urlBefore !== null && urlNow !== null && urlBefore !== urlNow)
     out.push(`the agent's URL changed (${urlBefore} → ${urlNow})`);
   for (const task of tasks) {
     const before = storedTasks.get(task.id);
     if (before && taskText(before) !== taskText(task)) out.push(`task '${task.id}' changed`);
   }
   return out;
+}
+
+/** The URL of an agent service (`--agent-url`, `--agent-a2a`); null for other agents (`tau mcp`'s endpoint is where it served, not who). */
+function serviceUrl(stamp: SentStamp | undefined): string | null {
+  const agent = stamp?.agent;
+  if (agent?.endpoint === undefined) return null;
+  return agent.adapter === "chat-completions" || agent.adapter === "a2a" ? agent.endpoint : null;
 }
 
 /** A task as compared across a resume. */
