@@ -249,7 +249,7 @@ export default {
     const fixed = runTauSync(args, { cwd });
     expect(fixed.status, fixed.stderr).toBe(0);
     expect(fixed.stderr).toContain(
-      "holds no finished simulation, so the run starts again with the new settings (agent_module_sha256:",
+      "holds no evaluated simulation, so the run starts again with the new settings (agent_module_sha256:",
     );
     expect(
       readResultsFile(join(cwd, "runs", "h", "results.json")).simulations.map((s) => s.termination_reason),

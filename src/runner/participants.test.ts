@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { defineAgent } from "../agents/define.ts";
 import type { AgentContext, AgentDefinition } from "../agents/registry.ts";
@@ -152,6 +152,19 @@ describe.skipIf(!dataDir)("agent and user definitions in a run (skipped: TAU_DAT
     });
     await expect(executeRun(user, offline)).rejects.toBeInstanceOf(UsageError);
     expect(existsSync(agent.resultsPath)).toBe(false);
+
+    // A run that recorded such options before they were refused resumes with them as it was.
+    const before = offlineRunConfig(dataDir!, { agent: "replay", user: "scripted", taskIds: TASKS });
+    await executeRun(before, offline);
+    const checkpoint = `${before.resultsPath}l`;
+    const [head, ...rest] = readFileSync(checkpoint, "utf8").split("\n");
+    const recorded = head!.replace(
+      '"enforce_communication_protocol": false}',
+      '"enforce_communication_protocol": false, "user_options": {"x": 1}}',
+    );
+    expect(recorded).not.toBe(head);
+    writeFileSync(checkpoint, [recorded, ...rest].join("\n"));
+    expect((await executeRun({ ...before, userOptions: { x: 1 } }, offline)).ranNow).toBe(0);
   });
 
   it("aborts the signal an agent was given when the run is stopped", async () => {

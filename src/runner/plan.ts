@@ -302,6 +302,25 @@ export function fingerprintDifferences(stored: RunFingerprint, current: RunFinge
   return out;
 }
 
+/**
+ * Options given to a built-in that reads none (no `parseOptions`): they would be recorded yet change
+ * nothing, so a new run refuses them. A run started with them before this check resumes as it was
+ * (they are part of its fingerprint).
+ */
+export function unreadOptionsError(plan: Pick<RunPlan, "agentParticipant" | "userParticipant">): UsageError | null {
+  for (const [kind, participant] of [
+    ["agent", plan.agentParticipant],
+    ["user", plan.userParticipant],
+  ] as const) {
+    const { source, definition, rawOptions } = participant;
+    if (source.kind === "registry" && !definition.parseOptions && hasKeys(rawOptions))
+      return new UsageError(
+        `${kind} '${definition.name}' takes no options, so --${kind}-options ${JSON.stringify(rawOptions)} would change nothing; leave the flag out`,
+      );
+  }
+  return null;
+}
+
 /** What every definition has, for resolving either kind. */
 interface Definition {
   name: string;
@@ -387,11 +406,6 @@ async function resolveParticipant<D extends Definition>(
   }
   const rawOptions = options ?? {};
   let parsed: unknown = rawOptions;
-  // A built-in without parseOptions reads none: options given to it would be recorded yet do nothing.
-  if (source.kind === "registry" && !definition.parseOptions && hasKeys(rawOptions))
-    throw new UsageError(
-      `${kind} '${definition.name}' takes no options, so --${kind}-options ${JSON.stringify(rawOptions)} would change nothing; leave the flag out`,
-    );
   if (definition.parseOptions) {
     try {
       parsed = definition.parseOptions(rawOptions);

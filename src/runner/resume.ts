@@ -15,7 +15,7 @@ import type { Task } from "../core/task.ts";
 import { CHECKPOINT_VERSION, checkpointPathFor, type RunRecord, type SessionRecord } from "./checkpoint.ts";
 import { loadCheckpointState } from "./checkpoint-state.ts";
 import { type ImportSummary, importResultsFile } from "./import-results.ts";
-import { fingerprintDifferences, type RunPlan } from "./plan.ts";
+import { fingerprintDifferences, type RunPlan, unreadOptionsError } from "./plan.ts";
 import { type AllowedChange, type SentStamp, sentDifferences } from "./sent-hashes.ts";
 import { trialSeeds } from "./seeds.ts";
 
@@ -52,6 +52,11 @@ function resultsFileExists(path: string): boolean {
 export async function openResumeState(plan: RunPlan, log: (line: string) => void): Promise<ResumeState> {
   const { config } = plan;
   const checkpointPath = checkpointPathFor(config.resultsPath);
+  const startsNew = () => {
+    const refused = unreadOptionsError(plan);
+    if (refused) throw refused;
+  };
+  if (!existsSync(checkpointPath)) startsNew();
   // A results file without our checkpoint (upstream's, or ours with the checkpoint gone): continue it
   // the way upstream's try_resume would, after checking it describes this run; it is backed up first.
   const imported =
@@ -86,7 +91,11 @@ export async function openResumeState(plan: RunPlan, log: (line: string) => void
 
   const stored = await loadCheckpointState(checkpointPath);
   const previous = stored.run;
-  if (previous && stored.simulations.size === 0) {
+  const evaluated = [...stored.simulations.values()].filter(
+    (simulation) => simulation.termination_reason !== "infrastructure_error",
+  ).length;
+  // Only our own single-file layout: a run imported from upstream's folder layout keeps its folder.
+  if (previous && evaluated === 0 && resultsLayout(config.resultsPath).format === "json") {
     // Nothing finished (a module that failed to build, a run stopped before its first result): the
     // settings may change freely, so fixing an agent module and running the same command again works.
     const differences = fingerprintDifferences(previous.fingerprint, plan.fingerprint);
@@ -97,8 +106,14 @@ export async function openResumeState(plan: RunPlan, log: (line: string) => void
       plan.tasks,
     );
     if (differences.length > 0 || changed.length > 0) {
+      startsNew();
+      const infra = stored.simulations.size;
+      const dropped = [
+        ...(infra > 0 ? [`${infra} infrastructure error${infra === 1 ? "" : "s"}`] : []),
+        ...(stored.sessions.size > 0 ? ["the provider usage of its earlier sessions"] : []),
+      ];
       log(
-        `note: ${checkpointPath} holds no finished simulation, so the run starts again with the new settings (${[...differences, ...changed].join("; ")})`,
+        `note: ${checkpointPath} holds no evaluated simulation, so the run starts again with the new settings (${[...differences, ...changed].join("; ")})${dropped.length > 0 ? `; dropped with it: ${dropped.join(" and ")}` : ""}`,
       );
       fileOperation(checkpointPath, "remove", () => rmSync(checkpointPath, { force: true }));
       fileOperation(config.resultsPath, "remove", () => rmSync(config.resultsPath, { force: true }));
