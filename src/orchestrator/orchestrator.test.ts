@@ -523,7 +523,10 @@ describe.skipIf(!dataDir)("Orchestrator on mock (skipped: TAU_DATA_DIR not set)"
       return new Promise<never>(() => {});
     };
     const started = performance.now();
-    const simulation = await make(task("create_task_1"), chatty(), hangingUser, { timeoutMs: 50 }).run();
+    const simulation = await make(task("create_task_1"), chatty(), hangingUser, {
+      timeoutMs: 30,
+      inFlightGraceMs: 20,
+    }).run();
     expect(simulation.termination_reason).toBe("timeout");
     expect(simulation.messages.map((m) => m.content)).toEqual([GREETING_TEXT]);
     expect(performance.now() - started).toBeGreaterThanOrEqual(45);
@@ -533,9 +536,23 @@ describe.skipIf(!dataDir)("Orchestrator on mock (skipped: TAU_DATA_DIR not set)"
     // The agent's call too, after a user turn: the trajectory keeps what was said before the limit.
     const agent = chatty();
     agent.generate = () => new Promise<never>(() => {});
-    const cut = await make(task("create_task_1"), agent, talker(), { timeoutMs: 50 }).run();
+    const cut = await make(task("create_task_1"), agent, talker(), {
+      timeoutMs: 50,
+      inFlightGraceMs: 0,
+    }).run();
     expect(cut.termination_reason).toBe("timeout");
     expect(cut.messages.map((m) => m.role)).toEqual(["assistant", "user"]);
+  });
+
+  it("takes a call that returns after the limit, within the grace, as upstream does: its stop still counts", async () => {
+    const lateStop = new FakeUser(() => ({ content: "unused" }));
+    lateStop.generate = async (_input: UserInput, state: Message[]) => {
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      const message = userMessage({ content: "bye ###STOP###" });
+      return { message, state: [...state, message] };
+    };
+    const simulation = await make(task("create_task_1"), chatty(), lateStop, { timeoutMs: 20 }).run();
+    expect(simulation.termination_reason).toBe("user_stop");
   });
 
   it("lets the timeout end only a running episode: a stop or an earlier check in the same step wins", async () => {

@@ -30,6 +30,9 @@ export type Role = "agent" | "user" | "env";
 /** The text of the fixed first agent turn of every normal-mode conversation (P1). */
 export const GREETING_TEXT = "Hi! How can I help you today?";
 
+/** How long past the wall-clock limit a call in flight is waited for (see `inFlightGraceMs`). */
+export const IN_FLIGHT_GRACE_MS = 60_000;
+
 /** Upstream's default `max_steps` for runs (the CLI's; the bare class uses 100). */
 export const DEFAULT_MAX_STEPS = 200;
 
@@ -130,11 +133,17 @@ export interface OrchestratorOptions {
   maxErrors?: number;
   seed?: number | null;
   /**
-   * Wall-clock limit: checked between steps like upstream's `--timeout`, and also ends an agent or
-   * user call still in flight when it passes (upstream waits for that call; a call that never
-   * returns would hold the simulation forever). The abandoned call's signal is aborted.
+   * Wall-clock limit, checked between steps like upstream's `--timeout`: a call that returns after
+   * it is still taken (its stop still counts), as upstream waits for it.
    */
   timeoutMs?: number | null;
+  /**
+   * How long past `timeoutMs` an agent or user call still in flight is waited for before it is
+   * abandoned (its signal aborted) and the simulation ends as `timeout`; default
+   * {@link IN_FLIGHT_GRACE_MS}. Upstream waits forever, so a call that never returns would hold the
+   * simulation for good.
+   */
+  inFlightGraceMs?: number;
   /** Turn protocol violations (empty or mixed messages, solo text) into agent_error / user_error. */
   enforceCommunicationProtocol?: boolean;
   signal?: AbortSignal;
@@ -252,7 +261,7 @@ export function participantCallsInFlight(): CallInFlight[] {
   return [...callsInFlight];
 }
 
-/** What a participant call in flight rejects with when the simulation's wall-clock limit passes. */
+/** What a participant call in flight rejects with when the simulation's wall-clock limit and its grace have passed. */
 const DEADLINE_PASSED: unique symbol = Symbol("the simulation's wall-clock limit passed");
 
 /** The wall-clock limit of one {@link Orchestrator.run}: a signal for the calls and a promise to race them with. */
@@ -271,7 +280,7 @@ function startDeadline(timeoutMs: number, outer: AbortSignal | undefined): Deadl
   const passed = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       reject(DEADLINE_PASSED);
-      controller.abort(new Error("the simulation's wall-clock limit (--timeout) passed"));
+      controller.abort(new Error("the simulation's wall-clock limit (--timeout) passed a while ago"));
     }, timeoutMs);
   });
   // Handled here, so a deadline that passes with no call in flight is not an unhandled rejection.
@@ -598,7 +607,10 @@ export class Orchestrator {
   async run(): Promise<SimulationRun> {
     const { timeoutMs } = this.options;
     if (timeoutMs !== null && timeoutMs !== undefined)
-      this.deadline = startDeadline(timeoutMs, this.options.signal);
+      this.deadline = startDeadline(
+        timeoutMs + (this.options.inFlightGraceMs ?? IN_FLIGHT_GRACE_MS),
+        this.options.signal,
+      );
     try {
       await this.initialize();
       while (!this.done) {

@@ -87,7 +87,7 @@ export interface EvaluationOptions {
   maxRetries?: number;
   /** Pause before such a re-run (default 1000 ms). */
   retryDelayMs?: number;
-  /** Wall-clock limit per simulation, a call in flight included (it is abandoned, the simulation ends `timeout`); default none. */
+  /** Wall-clock limit per simulation, checked between steps; on τ² domains a call still running 60 s past it is abandoned (the simulation ends `timeout`). Default none. */
   timeoutMs?: number | null;
   /**
    * A run name (saved as `<cwd>/runs/NAME/results.json`) or a path ending in `.json`; an existing

@@ -436,7 +436,7 @@ export function registerRunCommand(program: Command): void {
     .option("--retry-delay <seconds>", "pause before re-running a simulation", "1.0")
     .option(
       "--timeout <seconds>",
-      "wall-clock limit per simulation: it ends as timeout, a model or agent call still in flight abandoned",
+      "wall-clock limit per simulation, checked between steps as upstream does; on τ² domains a call still running 60 s past it is abandoned",
     )
     .option(
       "--save-to <name|file.json>",
