@@ -84,16 +84,16 @@ class ScriptedExecutor implements AgentExecutor {
 
 /** An A2A agent that breaks the protocol one way (`mode`) on its first reply. */
 class BrokenExecutor implements AgentExecutor {
-  constructor(private readonly mode: "failed" | "bad_json" | "no_list" | "empty") {}
+  constructor(private readonly mode: "failed" | "rejected" | "bad_json" | "no_list" | "empty") {}
 
   async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    if (this.mode === "failed") {
+    if (this.mode === "failed" || this.mode === "rejected") {
       bus.publish(
         AgentEvent.task({
           id: context.taskId,
           contextId: context.contextId,
           status: {
-            state: TaskState.TASK_STATE_FAILED,
+            state: this.mode === "failed" ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_REJECTED,
             message: {
               messageId: "m1",
               contextId: context.contextId,
@@ -269,6 +269,20 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
     },
   );
 
+  it("scores a task the agent rejected as its failure (agent_error), not an infrastructure error", async () => {
+    const broken = await startA2aServer(new BrokenExecutor("rejected"), "Rejecting agent");
+    try {
+      const simulation = (await run("a2a_rejects", broken.url)).simulations[0]!;
+      expect(simulation.termination_reason).toBe("agent_error");
+      expect(simulation.reward_info?.reward).toBe(0);
+      expect(String(simulation.info?.error)).toBe(
+        "a2a_rejects: the agent rejected the task: my model is down",
+      );
+    } finally {
+      await broken.close();
+    }
+  });
+
   async function runChecked(name: string, agentUrl: string) {
     const config = configOf(name, agentUrl);
     const notes: string[] = [];
@@ -322,12 +336,13 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
     "an agent card that is %s stops the run before the first simulation, naming the card",
     async (_what, card, reason) => {
       const app = express();
-      app.get("/.well-known/agent-card.json", (_request, response) => {
+      // Under a path: the card is looked for under the URL's path, not beside it.
+    app.get("/a2a/agent/.well-known/agent-card.json", (_request, response) => {
         response.type("application/json").send(card);
       });
       const listening = app.listen(0, "127.0.0.1");
       await new Promise((resolve) => listening.once("listening", resolve));
-      const cardUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+      const cardUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/a2a/agent`;
       try {
         const { outcome, checkpoint } = await runChecked(`a2a_preflight_card_${card.length}`, cardUrl);
         const error = await outcome.catch((e: unknown) => e);

@@ -23,6 +23,7 @@ import type { ToolSchema } from "../env/toolkit.ts";
 import { kindForStatus, LlmError, type LlmErrorKind, parseRetryAfter } from "../llm/errors.ts";
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, type RetryPolicy, withRetry } from "../llm/retry.ts";
 import { parseAgentUrl } from "./chat-completions-agent.ts";
+import { AgentError } from "./errors.ts";
 import { expandInput } from "./llm-context.ts";
 import { AGENT_INSTRUCTION } from "./prompts.ts";
 import type { AgentContext, AgentDefinition } from "./registry.ts";
@@ -197,10 +198,13 @@ async function createClient(
     error instanceof LlmError
       ? error
       : new LlmError(
-          `${label}: its agent card (${url.replace(/\/$/, "")}/.well-known/agent-card.json) cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+          `${label}: its agent card (${cardUrl}) cannot be used: ${error instanceof Error ? error.message : String(error)}`,
           { kind: "bad_request", model: label, cause: error },
         );
-  const { value } = await withRetry(() => factory.createFromUrl(url), {
+  // The SDK resolves the card path against the URL: with a trailing slash it stays under the URL's path.
+  const base = `${url.replace(/\/$/, "")}/`;
+  const cardUrl = new URL(".well-known/agent-card.json", base).href;
+  const { value } = await withRetry(() => factory.createFromUrl(base), {
     model: label,
     policy: settings.retry,
     timeoutMs: settings.timeoutMs,
@@ -262,11 +266,14 @@ function plain(value: unknown): unknown {
   return value;
 }
 
-/** Task states in which the agent gave up on the conversation (A2A `TaskState`), and how each fails the call. */
+/**
+ * Task states in which the service gave up on the conversation (A2A `TaskState`), and how each fails
+ * the call. `rejected` is not among them: an agent that refuses a task has failed it (agent_error,
+ * scored 0), or refusing hard tasks would drop them from its pass^k.
+ */
 const ENDED_STATES: Record<number, { name: string; kind: LlmErrorKind }> = {
   4: { name: "failed", kind: "server" },
   5: { name: "canceled", kind: "server" },
-  7: { name: "rejected", kind: "bad_request" },
   8: { name: "auth-required", kind: "auth" },
 };
 
@@ -388,6 +395,11 @@ class A2aAgent implements Agent<A2aState> {
       }
     }
     const text = texts.join("\n");
+    if (isTask && result.status?.state === 7)
+      throw new AgentError(
+        this.name,
+        `the agent rejected the task${text.trim() === "" ? "" : `: ${text.replace(/\s+/g, " ").slice(0, 200)}`}`,
+      );
     const ended = isTask ? ENDED_STATES[result.status?.state as number] : undefined;
     if (ended !== undefined) {
       const said = text.trim() === "" ? "" : `: ${text.replace(/\s+/g, " ").slice(0, 200)}`;
