@@ -37,12 +37,16 @@ export type RunEvent =
 /** Receives a run's events. */
 export type RunEventListener = (event: RunEvent) => void;
 
-/** Calls `listener`, swallowing what it throws (a broken progress display must not lose a run). */
+/**
+ * Calls `listener`, swallowing what it throws or the promise it returns rejects with (a broken
+ * progress display, sync or async, must not lose a run).
+ */
 export function safeListener(listener: RunEventListener | undefined): RunEventListener {
   if (!listener) return () => {};
   return (event) => {
     try {
-      listener(event);
+      const returned: unknown = listener(event);
+      if (returned instanceof Promise) returned.catch(() => {});
     } catch {
       // Informational only; see the module comment.
     }

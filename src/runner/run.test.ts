@@ -147,6 +147,26 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(ok.ranNow).toBe(0);
   });
 
+  it("a listener that throws or whose promise rejects does not stop the run", async () => {
+    let heard = 0;
+    const rejecting = async () => {
+      heard++;
+      throw new Error("listener boom");
+    };
+    const run = config({ taskIds: ["create_task_1", "update_task_1"] });
+    const outcome = await executeRun(run, { ...offline, onEvent: rejecting as never });
+    expect(heard).toBeGreaterThan(2);
+    expect(outcome.simulations).toHaveLength(2);
+    const throwing = config({ taskIds: ["create_task_1"] });
+    const done = await executeRun(throwing, {
+      ...offline,
+      onEvent: () => {
+        throw new Error("sync boom");
+      },
+    });
+    expect(done.simulations).toHaveLength(1);
+  });
+
   it("refuses a run of more than a million simulations before drawing its seeds", async () => {
     const run = config({ numTrials: 100_001 });
     await expect(executeRun(run, offline)).rejects.toThrow(
