@@ -337,7 +337,7 @@ describe.skipIf(!dataDir)("an A2A agent on airline (skipped: TAU_DATA_DIR not se
     async (_what, card, reason) => {
       const app = express();
       // Under a path: the card is looked for under the URL's path, not beside it.
-    app.get("/a2a/agent/.well-known/agent-card.json", (_request, response) => {
+      app.get("/a2a/agent/.well-known/agent-card.json", (_request, response) => {
         response.type("application/json").send(card);
       });
       const listening = app.listen(0, "127.0.0.1");

@@ -45,6 +45,7 @@ import {
   type UntilDecidedRecord,
   type UntilDecidedSettings,
 } from "./until-decided.ts";
+import { checkEvaluationOptions } from "./evaluation-options.ts";
 import type { ExecutorFactory } from "./unit-executor.ts";
 import { TAU1_DEFAULTS } from "./tau1-run.ts";
 
@@ -301,6 +302,7 @@ function withResultsPath(plan: RunPlan, options: EvaluationOptions): RunPlan {
  * it will record and where its results go (`plan.config.resultsPath`).
  */
 export async function planEvaluation(options: EvaluationOptions): Promise<RunPlan> {
+  checkEvaluationOptions(options);
   const dataDir = isTau1DomainName(options.domain)
     ? resolveTau1DataDir(options.dataDir)
     : resolveDataDir(options.dataDir);
@@ -343,6 +345,7 @@ const withMetrics = (outcome: RunOutcome): EvaluationResult => ({
 
 /** Runs (or resumes) an evaluation and returns its simulations (without transcripts), `info` and metrics. */
 export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationResult> {
+  checkEvaluationOptions(options);
   if (options.untilDecided) return evaluateUntilDecided(options, options.untilDecided);
   return withMetrics(await executePlan(await planEvaluation(options), runDependencies(options)));
 }

@@ -307,7 +307,9 @@ export function fingerprintDifferences(stored: RunFingerprint, current: RunFinge
  * nothing, so a new run refuses them. A run started with them before this check resumes as it was
  * (they are part of its fingerprint).
  */
-export function unreadOptionsError(plan: Pick<RunPlan, "agentParticipant" | "userParticipant">): UsageError | null {
+export function unreadOptionsError(
+  plan: Pick<RunPlan, "agentParticipant" | "userParticipant">,
+): UsageError | null {
   for (const [kind, participant] of [
     ["agent", plan.agentParticipant],
     ["user", plan.userParticipant],
