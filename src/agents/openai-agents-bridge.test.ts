@@ -55,6 +55,17 @@ const model = () =>
   );
 
 describe("openaiAgentsBridge", () => {
+  it("refuses a policy or maxTurns it does not know, with one line", () => {
+    const agent = new Agent({ name: "support", instructions: "help" });
+    expect(() => openaiAgentsBridge(agent, { policy: "appnd" as never })).toThrow(
+      'openai_agents_sdk: openaiAgentsBridge: policy must be "append" or "none", got "appnd"',
+    );
+    expect(() => openaiAgentsBridge(agent, { maxTurns: -1 })).toThrow(
+      "maxTurns must be an integer ≥ 1, got -1",
+    );
+    expect(openaiAgentsBridge(agent, { policy: "none", maxTurns: 3 }).name).toBe("openai_agents_sdk");
+  });
+
   it("stops the SDK at a domain tool call, keeps 2.0 a float, and resumes with the harness's result", async () => {
     fake.requests.length = 0;
     fake.push(

@@ -86,6 +86,17 @@ export function openaiAgentsBridge(
   if (agent === null || typeof agent !== "object" || typeof agent.clone !== "function")
     throw new AgentError("openai_agents_sdk", "openaiAgentsBridge needs an Agent from @openai/agents");
   const name = options.name ?? "openai_agents_sdk";
+  // A typo here would silently keep the policy from the agents (or run forever): say so at once.
+  if (options.policy !== undefined && options.policy !== "append" && options.policy !== "none")
+    throw new AgentError(
+      name,
+      `openaiAgentsBridge: policy must be "append" or "none", got ${JSON.stringify(options.policy)}`,
+    );
+  if (options.maxTurns !== undefined && !(Number.isInteger(options.maxTurns) && options.maxTurns >= 1))
+    throw new AgentError(
+      name,
+      `openaiAgentsBridge: maxTurns must be an integer ≥ 1, got ${JSON.stringify(options.maxTurns)}`,
+    );
   const llm = modelNameOf(agent, options);
   return {
     name,
