@@ -73,6 +73,12 @@ describe("prices", () => {
     expect(() => loadPriceTable(path)).toThrow(/bad\.json: models\.openai\/gpt-4\.1\.input/);
     writeFileSync(path, "{not json");
     expect(() => loadPriceTable(path)).toThrow("not valid JSON");
+    // A misspelt rate would otherwise be dropped, and the cost computed without it.
+    writeFileSync(
+      path,
+      JSON.stringify({ version: 1, models: { "openai/x": { input: 1, output: 2, cache_read: 0.5 } } }),
+    );
+    expect(() => loadPriceTable(path)).toThrow(/bad\.json: models\.openai\/x: .*cache_read/);
   });
 });
 

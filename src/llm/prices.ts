@@ -10,7 +10,7 @@ import type { Usage } from "../core/messages.ts";
 import { providerKey } from "./model-id.ts";
 
 /** Price of one model, USD per million tokens. Cache rates default to the input rate. */
-export const ModelPrice = z.object({
+export const ModelPrice = z.strictObject({
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
   /** Input tokens served from the prompt cache. */
