@@ -4,6 +4,7 @@
  * shares one adaptive limit. The judge wraps its client.
  */
 import { createLlmJudge, type NlAssertionJudge } from "../evaluation/nl-assertions.ts";
+import { TauError, UsageError } from "../core/errors.ts";
 import type { LlmEvent, LlmEventListener } from "../llm/events.ts";
 import type { LlmClient } from "../llm/types.ts";
 import { ProviderScheduler } from "./concurrency.ts";
@@ -42,6 +43,36 @@ export const NO_CLIENTS: SimulationClients = { agentLlm: null, userLlm: null, ju
  * receives every provider event; a 429 also slows the model's queue. With
  * `needed` false nothing is built (a finished run needs no key to be looked at).
  */
+/**
+ * A client from the factory, checked: a factory's own exception names the model and its roles,
+ * and what is not a client (a Promise from an async factory, an object without `generate`) is
+ * said so, instead of a TypeError at the first call.
+ */
+function built(
+  factory: Pick<LlmFactory, "createLlm">,
+  model: string,
+  onEvent: LlmEventListener,
+  uses: readonly ModelUse[],
+): LlmClient {
+  const roles = uses.length > 0 ? uses.join(" and ") : "model";
+  let client: unknown;
+  try {
+    client = factory.createLlm(model, onEvent, uses);
+  } catch (error) {
+    if (error instanceof TauError) throw error;
+    throw new UsageError(
+      `createLlm failed for the ${roles} model ${model}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const shape = client as { generate?: unknown; then?: unknown } | null;
+  if (shape === null || typeof shape !== "object" || typeof shape.generate !== "function")
+    throw new UsageError(
+      `createLlm returned ${typeof shape?.then === "function" ? "a Promise (it must return the client itself)" : "no client (an object with model and generate(request))"} for the ${roles} model ${model}`,
+    );
+  return client as LlmClient;
+}
+
 export function createRunClients(
   plan: RunPlan,
   factory: LlmFactory,
@@ -66,7 +97,7 @@ export function createRunClients(
     let existing = clients.get(model);
     if (!existing) {
       const uses = wanted.filter(([, wantedModel]) => wantedModel === model).map(([use]) => use);
-      existing = scheduler.wrap(factory.createLlm(model, onLlmEvent, uses));
+      existing = scheduler.wrap(built(factory, model, onLlmEvent, uses));
       clients.set(model, existing);
     }
     return existing;

@@ -167,6 +167,22 @@ describe.skipIf(!dataDir)("executeRun on mock (skipped: TAU_DATA_DIR not set)", 
     expect(done.simulations).toHaveLength(1);
   });
 
+  it("a createLlm that throws or returns no client is one line naming the model and its role", async () => {
+    const run = config({ taskIds: ["create_task_1"], user: "user_simulator", userLlm: "openai/gpt-4.1" });
+    await expect(
+      executeRun(run, {
+        ...offline,
+        createLlm: () => {
+          throw new Error("factory boom");
+        },
+      }),
+    ).rejects.toThrow("createLlm failed for the user model openai/gpt-4.1: factory boom");
+    await expect(executeRun(run, { ...offline, createLlm: (async () => ({})) as never })).rejects.toThrow(
+      "createLlm returned a Promise (it must return the client itself) for the user model openai/gpt-4.1",
+    );
+    expect(existsSync(`${run.resultsPath}l`)).toBe(false);
+  });
+
   it("refuses a run of more than a million simulations before drawing its seeds", async () => {
     const run = config({ numTrials: 100_001 });
     await expect(executeRun(run, offline)).rejects.toThrow(
