@@ -11,6 +11,7 @@ import {
   assertLanguageModel,
   createAiSdkClient,
 } from "../llm/ai-sdk-client.ts";
+import { UsageError } from "../core/errors.ts";
 import { LlmAgent } from "./llm-agent.ts";
 import { AGENT_INSTRUCTION, agentSystemPrompt } from "./prompts.ts";
 import type { AgentDefinition } from "./registry.ts";
@@ -30,6 +31,8 @@ export interface AiSdkAgentOptions extends Omit<AiSdkClientOptions, "onEvent"> {
 
 /** An agent definition for an AI SDK model (use it as an agent module's default export or in `runEvaluation`). */
 export function aiSdkAgent(options: AiSdkAgentOptions): AgentDefinition {
+  if (options === null || typeof options !== "object")
+    throw new UsageError('aiSdkAgent takes an options object such as { model: openai("gpt-4.1") }');
   assertLanguageModel(options.model, "aiSdkAgent");
   const { model, name = "ai_sdk_agent", instructions = AGENT_INSTRUCTION } = options;
   return {

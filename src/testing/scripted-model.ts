@@ -3,7 +3,7 @@
  * scripted responses (or a function of the request) and records every request
  * it was given, so tests can assert on prompts, tools and arguments.
  */
-import { TauError } from "../core/errors.ts";
+import { TauError, UsageError } from "../core/errors.ts";
 import { deepClone } from "../env/model.ts";
 import type { LlmClient, LlmRequest, LlmResponse } from "../llm/types.ts";
 
@@ -18,6 +18,35 @@ export type ScriptedResponder = (
 
 /** Raised when a queue-backed script runs out of answers. */
 export class ScriptExhaustedError extends TauError {}
+
+const STEP_FIELDS = new Set([
+  "content",
+  "toolCalls",
+  "usage",
+  "costUsd",
+  "raw",
+  "reasoning",
+  "generationTimeSeconds",
+]);
+
+/** Throws a one-line {@link UsageError} when `step` is not a scripted step (a misspelt field would answer with nothing). */
+function checkStep(step: unknown, where: string): asserts step is ScriptedStep {
+  if (step instanceof Error) return;
+  if (step === null || typeof step !== "object" || Array.isArray(step))
+    throw new UsageError(
+      `${where}: a scripted step is a partial response or an Error, got ${step === null ? "null" : Array.isArray(step) ? "an array" : typeof step}`,
+    );
+  const record = step as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((key) => !STEP_FIELDS.has(key));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `${where}: unknown field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (a step has ${[...STEP_FIELDS].join(", ")})`,
+    );
+  if (record.content !== undefined && record.content !== null && typeof record.content !== "string")
+    throw new UsageError(`${where}: content must be a string or null, got ${typeof record.content}`);
+  if (record.toolCalls !== undefined && record.toolCalls !== null && !Array.isArray(record.toolCalls))
+    throw new UsageError(`${where}: toolCalls must be an array, got ${typeof record.toolCalls}`);
+}
 
 /** Fills the fields a scripted step left out with neutral defaults. */
 export function completeResponse(partial: Partial<LlmResponse>): LlmResponse {
@@ -48,6 +77,12 @@ export class ScriptedLlmClient implements LlmClient {
       this.queue = null;
       this.responder = script;
     } else {
+      if (!Array.isArray(script))
+        throw new UsageError(
+          `ScriptedLlmClient takes an array of scripted steps or a responder function, got ${script === null ? "null" : typeof script}`,
+        );
+      for (const [index, step] of script.entries())
+        checkStep(step, `ScriptedLlmClient (${this.model}) step ${index + 1}`);
       this.queue = [...script];
       this.responder = null;
     }
@@ -80,6 +115,7 @@ export class ScriptedLlmClient implements LlmClient {
       }
       step = next;
     }
+    checkStep(step, `ScriptedLlmClient (${this.model}) call ${callIndex + 1}`);
     if (step instanceof Error) throw step;
     return completeResponse(step);
   }
