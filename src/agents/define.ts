@@ -22,7 +22,8 @@ export interface AgentDefinitionInput<Options = Record<string, unknown>> {
   create(ctx: AgentContext<Options>): Agent;
 }
 
-const AGENT_FIELDS = {
+/** The optional fields {@link defineAgent} takes (besides name, version, description and create). */
+export const AGENT_FIELDS = {
   booleans: ["needsLlm", "soloMode"],
   strings: ["instructions"],
   functions: ["taskFilter", "parseOptions"],

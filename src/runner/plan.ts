@@ -4,7 +4,6 @@
  * the resume fingerprint and the `info` the results record. Nothing is run or
  * written; a queue worker builds the same plan from the same config.
  */
-import { checkDefinition, type DefinitionFields } from "../core/definition.ts";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,7 +19,10 @@ import type { Domain } from "../domains/types.ts";
 import type { Environment } from "../env/environment.ts";
 import type { ToolSchema } from "../env/toolkit.ts";
 import type { LlmEventListener } from "../llm/events.ts";
+import { AGENT_FIELDS } from "../agents/define.ts";
 import { type AgentDefinition, type AgentOrigin, getAgentDefinition } from "../agents/registry.ts";
+import { checkDefinition, type DefinitionFields } from "../core/definition.ts";
+import { USER_FIELDS } from "../users/define.ts";
 import { getUserDefinition, type UserDefinition } from "../users/registry.ts";
 import { GUIDELINES_FILE, guidelinesFileFor } from "../users/user-simulator.ts";
 import type { RunFingerprint } from "./checkpoint.ts";
@@ -225,8 +227,8 @@ function checkGuidelineFiles(
 
 /**
  * The most simulations one run plans: its units, results and checkpoint index live in one process's
- * memory (every result of a run is held in one process), and a typo such as `--num-trials 100000000` would
- * otherwise spend minutes drawing seeds before running out of memory.
+ * memory, and a typo such as `--num-trials 100000000` would otherwise spend minutes drawing seeds
+ * before running out of memory.
  */
 export const MAX_SIMULATIONS_PER_RUN = 1_000_000;
 
@@ -359,20 +361,16 @@ function checkedDefinitionObject<D extends object>(
   return Object.keys(filled).length === 0 ? spec : Object.assign(Object.create(spec) as D, filled);
 }
 
-/** Every field an {@link AgentDefinition} may have besides name, version, description and create. */
+/** Every field an {@link AgentDefinition} may have: `defineAgent`'s, and what built-in adapters add. */
 const AGENT_DEFINITION_FIELDS: DefinitionFields = {
-  booleans: ["needsLlm", "soloMode"],
-  strings: ["instructions"],
-  functions: ["taskFilter", "parseOptions", "wordedInstructions", "preflight"],
-  objects: ["origin"],
+  ...AGENT_FIELDS,
+  functions: [...AGENT_FIELDS.functions, "wordedInstructions", "preflight"],
 };
 
-/** Every field a {@link UserDefinition} may have besides name, version, description and create. */
+/** Every field a {@link UserDefinition} may have: `defineUser`'s, and what built-in users add. */
 const USER_DEFINITION_FIELDS: DefinitionFields = {
-  booleans: ["needsLlm", "requiresSoloAgent", "readsGuidelines", "speaksUpstreamTexts"],
-  strings: [],
-  functions: ["parseOptions"],
-  objects: [],
+  ...USER_FIELDS,
+  booleans: [...USER_FIELDS.booleans, "readsGuidelines", "speaksUpstreamTexts"],
 };
 
 const AGENTS: ParticipantLookup<AgentDefinition> = {

@@ -38,12 +38,6 @@ export interface SimulationClients {
 export const NO_CLIENTS: SimulationClients = { agentLlm: null, userLlm: null, judgeLlm: null, judge: null };
 
 /**
- * Builds the agent's, the user's and the judge's clients, in that order (a
- * missing key is reported for the first role that needs the model). `onEvent`
- * receives every provider event; a 429 also slows the model's queue. With
- * `needed` false nothing is built (a finished run needs no key to be looked at).
- */
-/**
  * A client from the factory, checked: a factory's own exception names the model and its roles,
  * and what is not a client (a Promise from an async factory, an object without `generate`) is
  * said so, instead of a TypeError at the first call.
@@ -73,6 +67,12 @@ function built(
   return client as LlmClient;
 }
 
+/**
+ * Builds the agent's, the user's and the judge's clients, in that order (a
+ * missing key is reported for the first role that needs the model). `onEvent`
+ * receives every provider event; a 429 also slows the model's queue. With
+ * `needed` false nothing is built (a finished run needs no key to be looked at).
+ */
 export function createRunClients(
   plan: RunPlan,
   factory: LlmFactory,

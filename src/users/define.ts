@@ -17,7 +17,8 @@ export interface UserDefinitionInput<Options = Record<string, unknown>> {
   create(ctx: UserContext<Options>): User;
 }
 
-const USER_FIELDS = {
+/** The optional fields {@link defineUser} takes (besides name, version, description and create). */
+export const USER_FIELDS = {
   booleans: ["needsLlm", "requiresSoloAgent"],
   strings: [],
   functions: ["parseOptions"],
