@@ -395,14 +395,12 @@ class A2aAgent implements Agent<A2aState> {
       }
     }
     const text = texts.join("\n");
-    if (isTask && result.status?.state === 7)
-      throw new AgentError(
-        this.name,
-        `the agent rejected the task${text.trim() === "" ? "" : `: ${text.replace(/\s+/g, " ").slice(0, 200)}`}`,
-      );
-    const ended = isTask ? ENDED_STATES[result.status?.state as number] : undefined;
-    if (ended !== undefined) {
+    const state = isTask ? (result.status?.state as number | undefined) : undefined;
+    if (state === 7 || (state !== undefined && state in ENDED_STATES)) {
+      // What the agent said with the state, as one short line.
       const said = text.trim() === "" ? "" : `: ${text.replace(/\s+/g, " ").slice(0, 200)}`;
+      if (state === 7) throw new AgentError(this.name, `the agent rejected the task${said}`);
+      const ended = ENDED_STATES[state]!;
       throw new LlmError(`${this.settings.label}: the agent's task ended as ${ended.name}${said}`, {
         kind: ended.kind,
         model: this.settings.label,
