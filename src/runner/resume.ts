@@ -91,53 +91,45 @@ export async function openResumeState(plan: RunPlan, log: (line: string) => void
 
   const stored = await loadCheckpointState(checkpointPath);
   const previous = stored.run;
-  const evaluated = [...stored.simulations.values()].filter(
+  const storedStamp = previous?.info.taubench as SentStamp | undefined;
+  const differences = previous ? fingerprintDifferences(previous.fingerprint, plan.fingerprint) : [];
+  const changed = previous
+    ? sentDifferences(storedStamp, plan.info.taubench as SentStamp | undefined, stored.tasks, plan.tasks)
+    : [];
+  const evaluatedNone = ![...stored.simulations.values()].some(
     (simulation) => simulation.termination_reason !== "infrastructure_error",
-  ).length;
+  );
+  // Nothing evaluated (a module that failed to build, a run stopped before its first result): the
+  // settings may change freely, so fixing an agent module and running the same command again works.
   // Only our own single-file layout: a run imported from upstream's folder layout keeps its folder.
-  if (previous && evaluated === 0 && resultsLayout(config.resultsPath).format === "json") {
-    // Nothing finished (a module that failed to build, a run stopped before its first result): the
-    // settings may change freely, so fixing an agent module and running the same command again works.
-    const differences = fingerprintDifferences(previous.fingerprint, plan.fingerprint);
-    const changed = sentDifferences(
-      previous.info.taubench as SentStamp | undefined,
-      plan.info.taubench as SentStamp | undefined,
-      stored.tasks,
-      plan.tasks,
+  if (
+    (differences.length > 0 || changed.length > 0) &&
+    evaluatedNone &&
+    resultsLayout(config.resultsPath).format === "json"
+  ) {
+    startsNew();
+    const infra = stored.simulations.size;
+    const dropped = [
+      ...(infra > 0 ? [`${infra} infrastructure error${infra === 1 ? "" : "s"}`] : []),
+      ...(stored.sessions.size > 0 ? ["the provider usage of its earlier sessions"] : []),
+    ];
+    log(
+      `note: ${checkpointPath} holds no evaluated simulation, so the run starts again with the new settings (${[...differences, ...changed].join("; ")})${dropped.length > 0 ? `; dropped with it: ${dropped.join(" and ")}` : ""}`,
     );
-    if (differences.length > 0 || changed.length > 0) {
-      startsNew();
-      const infra = stored.simulations.size;
-      const dropped = [
-        ...(infra > 0 ? [`${infra} infrastructure error${infra === 1 ? "" : "s"}`] : []),
-        ...(stored.sessions.size > 0 ? ["the provider usage of its earlier sessions"] : []),
-      ];
-      log(
-        `note: ${checkpointPath} holds no evaluated simulation, so the run starts again with the new settings (${[...differences, ...changed].join("; ")})${dropped.length > 0 ? `; dropped with it: ${dropped.join(" and ")}` : ""}`,
-      );
-      fileOperation(checkpointPath, "remove", () => rmSync(checkpointPath, { force: true }));
-      fileOperation(config.resultsPath, "remove", () => rmSync(config.resultsPath, { force: true }));
-      return state;
-    }
+    fileOperation(checkpointPath, "remove", () => rmSync(checkpointPath, { force: true }));
+    fileOperation(config.resultsPath, "remove", () => rmSync(config.resultsPath, { force: true }));
+    return state;
   }
   state.previous = previous;
   state.previousSessions = [...stored.sessions.values()];
   if (stored.tornLine !== null)
     log(`note: ignored a torn last line (${stored.tornLine}) in ${checkpointPath}`);
   if (previous) {
-    const differences = fingerprintDifferences(previous.fingerprint, plan.fingerprint);
     if (differences.length > 0)
       throw new UsageError(
         `${checkpointPath} belongs to a run with different settings (${differences.join("; ")}); use another --save-to to start a new run`,
       );
-    const storedStamp = previous.info.taubench as SentStamp | undefined;
     state.allowedChanges = [...(storedStamp?.allowed_changes ?? [])];
-    const changed = sentDifferences(
-      storedStamp,
-      plan.info.taubench as SentStamp | undefined,
-      stored.tasks,
-      plan.tasks,
-    );
     if (changed.length > 0 && !config.allowChanged)
       throw new UsageError(
         [
