@@ -7,20 +7,43 @@
 import { UsageError } from "../core/errors.ts";
 import type { EvaluationOptions, LlmSettings, UntilDecidedOptions } from "./evaluate.ts";
 
+const isObject = (value: unknown) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A kind of option value: what it must be, in words, and the test of a value. */
+interface ValueKind {
+  expected: string;
+  fits(value: unknown): boolean;
+}
+
+const valueKind = (expected: string, fits: (value: unknown) => boolean): ValueKind => ({ expected, fits });
+/** The same kind, null allowed. */
+const orNull = ({ expected, fits }: ValueKind): ValueKind =>
+  valueKind(`${expected} or null`, (value) => value === null || fits(value));
+
+const STRING = valueKind("a string", (value) => typeof value === "string");
+const NUMBER = valueKind("a number", (value) => typeof value === "number");
+const OBJECT = valueKind("an object", isObject);
+const stringOrObject = (value: unknown) => typeof value === "string" || isObject(value);
+
 /** What an option holds. */
-type Kind =
-  | "string"
-  | "string?" // a string or null
-  | "number"
-  | "number?" // a number or null
-  | "boolean"
-  | "function"
-  | "object"
-  | "object?" // an object or null
-  | "strings"
-  | "participant" // a name, a module path or a definition object
-  | "signal"
-  | "run"; // a run name or path, or a loaded run
+const KINDS = {
+  string: STRING,
+  "string?": orNull(STRING),
+  number: NUMBER,
+  "number?": orNull(NUMBER),
+  boolean: valueKind("true or false", (value) => typeof value === "boolean"),
+  function: valueKind("a function", (value) => typeof value === "function"),
+  object: OBJECT,
+  "object?": orNull(OBJECT),
+  strings: valueKind(
+    "an array of strings",
+    (value) => Array.isArray(value) && value.every((item) => typeof item === "string"),
+  ),
+  participant: valueKind("a name, a module path or a definition object", stringOrObject),
+  signal: valueKind("an AbortSignal", (value) => value instanceof AbortSignal),
+  run: valueKind("a run name or path, or a loaded run", stringOrObject),
+} satisfies Record<string, ValueKind>;
+type Kind = keyof typeof KINDS;
 
 const EVALUATION_OPTIONS = {
   domain: "string",
@@ -94,55 +117,6 @@ function described(value: unknown): string {
   return `${typeof value === "function" ? "a function" : `the ${typeof value}`}${typeof value === "number" || typeof value === "boolean" ? ` ${String(value)}` : ""}`;
 }
 
-const isObject = (value: unknown) => value !== null && typeof value === "object" && !Array.isArray(value);
-
-function fits(kind: Kind, value: unknown): boolean {
-  switch (kind) {
-    case "string":
-      return typeof value === "string";
-    case "string?":
-      return value === null || typeof value === "string";
-    case "number":
-      return typeof value === "number";
-    case "number?":
-      return value === null || typeof value === "number";
-    case "boolean":
-      return typeof value === "boolean";
-    case "function":
-      return typeof value === "function";
-    case "object":
-      return isObject(value);
-    case "object?":
-      return value === null || isObject(value);
-    case "strings":
-      return Array.isArray(value) && value.every((item) => typeof item === "string");
-    case "participant":
-    case "run":
-      return typeof value === "string" || isObject(value);
-    case "signal":
-      return value instanceof AbortSignal;
-    default: {
-      const never: never = kind;
-      return never;
-    }
-  }
-}
-
-const EXPECTED: Record<Kind, string> = {
-  string: "a string",
-  "string?": "a string or null",
-  number: "a number",
-  "number?": "a number or null",
-  boolean: "true or false",
-  function: "a function",
-  object: "an object",
-  "object?": "an object or null",
-  strings: "an array of strings",
-  participant: "a name, a module path or a definition object",
-  signal: "an AbortSignal",
-  run: "a run name or path, or a loaded run",
-};
-
 /** The edit distance of two short names (for "did you mean"). */
 function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
@@ -169,8 +143,8 @@ function checkFields(where: string, value: Record<string, unknown>, kinds: Recor
       );
     }
     // Left out and `undefined` are the same: the default.
-    if (option !== undefined && !fits(kind, option))
-      throw new UsageError(`${where}: ${key} must be ${EXPECTED[kind]}, got ${described(option)}`);
+    if (option !== undefined && !KINDS[kind].fits(option))
+      throw new UsageError(`${where}: ${key} must be ${KINDS[kind].expected}, got ${described(option)}`);
   }
 }
 
